@@ -1,0 +1,3 @@
+from table_controller.cli import main
+
+raise SystemExit(main())
