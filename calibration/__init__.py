@@ -1,0 +1,1 @@
+"""Camera calibration: table-plane homography, layouts and card templates."""
