@@ -1,0 +1,166 @@
+"""What can happen at a table: the inputs the state machine accepts.
+
+Device threads turn what they see into these records and post them on the
+controller's queue; one loop hands them to :class:`~table_controller.table.machine.TableMachine`
+in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "CameraDown", "CameraMismatch", "CardDrawn", "CardDropped", "CardMisplaced", "CloseBetting",
+    "DeviceFault", "ExposedCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
+    "ShoeNew", "ShoeRestarted", "StartRound", "SupervisorResume", "SupervisorVoid", "TableInput",
+    "Tick", "VoidRequest",
+]
+
+
+@dataclass(frozen=True)
+class StartRound:
+    """The dealer (or the schedule) opens betting on a new round."""
+
+    by: str = "dealer"
+
+
+@dataclass(frozen=True)
+class CloseBetting:
+    """The dealer closes betting before the countdown ends."""
+
+    by: str = "dealer"
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passed; lets countdowns and result displays expire."""
+
+
+@dataclass(frozen=True)
+class CardDrawn:
+    """A card left the shoe (or was read by the camera, or entered by hand)."""
+
+    code: str
+    source: str = "shoe"
+
+
+@dataclass(frozen=True)
+class NoRead:
+    """A card left the shoe but could not be identified."""
+
+    detail: str = "the shoe could not read a card"
+
+
+@dataclass(frozen=True)
+class CardDropped:
+    """The dealer's button (or the camera) says a card fell."""
+
+    detail: str = "dealer pressed card dropped"
+
+
+@dataclass(frozen=True)
+class ExposedCard:
+    """A card was seen face up where no card may be (camera)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class CardMisplaced:
+    """A card was laid at another position than the rules called for (camera)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class CameraMismatch:
+    """Shoe and camera disagree about a card, or the camera saw a card the shoe did not."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class CameraDown:
+    """The camera stopped delivering frames."""
+
+    detail: str = "camera stopped delivering frames"
+
+
+@dataclass(frozen=True)
+class VoidRequest:
+    """The dealer asks a supervisor to void the round."""
+
+    by: str = "dealer"
+
+
+@dataclass(frozen=True)
+class ShoeNew:
+    """Cards were loaded into the shoe and its lid closed."""
+
+    decks: int
+
+
+@dataclass(frozen=True)
+class ShoeCut:
+    """The cut card came out."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class ShoeEmpty:
+    """The shoe has no cards left."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class LidChanged:
+    """The shoe's lid opened or closed."""
+
+    is_open: bool
+
+
+@dataclass(frozen=True)
+class LinkChanged:
+    """The shoe link went down or came back."""
+
+    up: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ShoeRestarted:
+    """The shoe started a new session (it lost power or was reset): unacknowledged frames may be lost."""
+
+    detail: str = "the shoe restarted (new boot id)"
+
+
+@dataclass(frozen=True)
+class DeviceFault:
+    """A device reported a fault (jam, reader failure)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class SupervisorResume:
+    """A supervisor resumes a paused round, confirming the card by hand where one is awaited."""
+
+    by: str
+    card: str | None = None
+
+
+@dataclass(frozen=True)
+class SupervisorVoid:
+    """A supervisor voids the round in progress; every bet is refunded."""
+
+    by: str
+    reason: str = "voided by supervisor"
+
+
+TableInput = (
+    StartRound | CloseBetting | Tick | CardDrawn | NoRead | CardDropped | ExposedCard
+    | CardMisplaced | CameraMismatch | CameraDown | VoidRequest | ShoeNew | ShoeCut | ShoeEmpty
+    | LidChanged | LinkChanged | ShoeRestarted | DeviceFault | SupervisorResume | SupervisorVoid
+)

@@ -1,0 +1,433 @@
+"""The table's state machine: rounds, dealing enforcement, shoe procedure and pauses.
+
+Pure: it is handed inputs and the time, and answers with event drafts. It
+never touches a device, a file or a clock. Every change of state happens by
+*applying* an event, both live (each draft is applied as it is emitted) and at
+start-up (the journal's events are replayed through :meth:`TableMachine.restore`),
+so a restarted controller is in exactly the state its journal describes.
+
+States (``table.state`` of events.md)::
+
+    idle ──StartRound──▶ betting ──CloseBetting/countdown──▶ dealing ──last card──▶ result
+      ▲                     │                                  │                       │
+      └──── void ◀──────────┴──────── paused ◀─ device trouble ┘          result time ─┘──▶ idle
+    closed: the shoe ended (cut card + one round, or empty); a new shoe leads back to idle.
+
+Baccarat's burn after a new shoe is ``dealing`` with no round (cards to position ``burn``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from table_controller.errors import CardError, TableError
+from table_controller.rules.baccarat import burn_count
+from table_controller.rules.cards import CODES, Card, parse_card
+from table_controller.rules.game import Deal, Game
+from table_controller.table import inputs as i
+from table_controller.table.audit import DeckAudit
+
+IN_ROUND = ("betting", "dealing", "paused")
+
+
+class IllegalInput(TableError, ValueError):
+    """An input that has no transition from the table's current state."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An event the machine decided on, before the controller gives it seq, time and table."""
+
+    type: str
+    round: str | None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Why the table is paused and what resuming needs."""
+
+    cause: str
+    resume_to: str
+    awaiting_card: bool
+
+
+def parse_ts(text: str) -> float:
+    """Seconds since the epoch of an events.md timestamp."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+class TableMachine:
+    """One table's rounds, from the first card of a shoe to the last settled bet."""
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        table: str,
+        betting_seconds: float = 15,
+        result_seconds: float = 3,
+        burns: bool | None = None,
+    ) -> None:
+        self.game = game
+        self.table = table
+        self.betting_seconds = betting_seconds
+        self.result_seconds = result_seconds
+        self.burns = game.game_id == "baccarat" if burns is None else burns
+        self.state = "idle"
+        self.reason: str | None = None
+        self.round_id: str | None = None
+        self.round_no = 0
+        self.deal: Deal | None = None
+        self.pause: Pause | None = None
+        self.state_since = 0.0
+        self.betting_ends: float | None = None
+        self.audit = DeckAudit(game.decks)
+        self.rounds_left: int | None = None  # set by the cut card / an empty shoe
+        self.burning = False
+        self.burn_left: int | None = None
+        self.burn_total: int | None = None
+        self.link_up = True
+        self.lid_open = False
+        self._out: list[Draft] = []
+        self._now = 0.0
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def in_round(self) -> bool:
+        return self.round_id is not None
+
+    @property
+    def next_position(self) -> str | None:
+        """Where the next card must go: a game position, ``burn``, or None."""
+        if self.burning:
+            return "burn"
+        if self.deal is not None and self.state in ("dealing", "paused"):
+            return self.deal.next_position
+        return None
+
+    @property
+    def gate_should_be_open(self) -> bool:
+        """The shoe's gate opens only while cards are called for."""
+        return self.state == "dealing"
+
+    def can_start_round(self) -> str | None:
+        """Why a round cannot start now, or None when it can."""
+        if self.state not in ("idle", "result"):
+            return f"the table is {self.state}"
+        if self.burning:
+            return "the burn of the new shoe is not finished"
+        if not self.link_up:
+            return "the shoe link is down"
+        if self.lid_open:
+            return "the shoe's lid is open"
+        return None
+
+    # ------------------------------------------------------------------ driving
+    def handle(self, event: i.TableInput, now: float) -> list[Draft]:
+        """Apply one input at time ``now``; returns the events it caused (already applied)."""
+        self._out = []
+        self._now = now
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is None:
+            raise IllegalInput(f"the table does not understand {type(event).__name__}")
+        handler(event)
+        out, self._out = self._out, []
+        return out
+
+    def restore(self, events: list[dict[str, Any]]) -> None:
+        """Rebuild the state from journaled events, in seq order."""
+        for event in events:
+            payload = {k: v for k, v in event.items() if k not in _COMMON}
+            self._apply(Draft(event["type"], event["round"], payload), parse_ts(event["ts"]))
+
+    # ------------------------------------------------------------------ emitting
+    def _emit(self, type_: str, round_: str | None = None, **payload: Any) -> None:
+        draft = Draft(type_, round_, payload)
+        self._apply(draft, self._now)
+        self._out.append(draft)
+
+    def _set_state(self, state: str, reason: str | None = None, **extra: Any) -> None:
+        round_ = self.round_id if state in IN_ROUND or state == "result" else None
+        self._emit("table.state", round_, state=state, reason=reason, **extra)
+
+    def _alert(self, kind: str, severity: str, detail: str) -> None:
+        self._emit("alert", self.round_id, kind=kind, severity=severity, detail=detail)
+
+    def _pause(self, cause: str, detail: str, *, awaiting_card: bool, alert: bool = True) -> None:
+        if alert:
+            self._alert(cause, "critical", detail)
+        if self.state == "paused":
+            assert self.pause is not None
+            if awaiting_card and not self.pause.awaiting_card:
+                self._set_state(
+                    "paused", detail, cause=cause, resume_to=self.pause.resume_to, awaiting="card"
+                )
+            return
+        self._set_state(
+            "paused", detail, cause=cause, resume_to=self.state,
+            awaiting="card" if awaiting_card else None,
+        )
+
+    def _void(self, reason: str, by: str | None = None) -> None:
+        extra = {"by": by} if by else {}
+        self._emit("round.void", self.round_id, reason=reason, refund=True, **extra)
+        self._set_state(*self._after_round())
+
+    def _after_round(self) -> tuple[str, str | None]:
+        if self.rounds_left == 0:
+            return "closed", "end of shoe: load a new shoe"
+        return "idle", None
+
+    def _trouble(self, kind: str, detail: str, *, awaiting_card: bool) -> None:
+        """Device trouble: pause a round in progress, else just tell."""
+        if self.in_round or self.burning:
+            self._pause(kind, detail, awaiting_card=awaiting_card)
+        else:
+            self._alert(kind, "warning", detail)
+
+    def _misdeal(self, kind: str, detail: str) -> None:
+        """A misdeal voids the round and refunds every bet."""
+        if self.in_round:
+            self._alert(kind, "critical", detail)
+            self._void(f"misdeal: {detail}")
+        else:
+            self._alert(kind, "warning", detail)
+
+    # ------------------------------------------------------------------ inputs
+    def _on_StartRound(self, e: i.StartRound) -> None:
+        why_not = self.can_start_round()
+        if why_not:
+            raise IllegalInput(f"cannot start a round: {why_not}")
+        round_id = f"{self.table}-{self.round_no + 1:06d}"
+        self._emit(
+            "round.start", round_id, variant=self.game.variant.id,
+            betting_seconds=self.betting_seconds, by=e.by,
+        )
+        self._set_state("betting")
+
+    def _on_CloseBetting(self, e: i.CloseBetting) -> None:
+        if self.state != "betting":
+            raise IllegalInput(f"cannot close betting: the table is {self.state}")
+        self._close_betting()
+
+    def _close_betting(self) -> None:
+        self._emit("betting.closed", self.round_id)
+        self._set_state("dealing")
+
+    def _on_Tick(self, e: i.Tick) -> None:
+        if self.state == "betting" and self.betting_ends is not None and self._now >= self.betting_ends:
+            self._close_betting()
+        elif self.state == "result" and self._now >= self.state_since + self.result_seconds:
+            self._set_state(*self._after_round())
+
+    def _on_CardDrawn(self, e: i.CardDrawn) -> None:
+        try:
+            card = parse_card(e.code)
+        except CardError:
+            self._trouble("foreign-card", f"card {e.code!r} is not in the deck", awaiting_card=True)
+            return
+        if self.state == "paused":
+            assert self.pause is not None
+            if self.pause.cause == "shoe-link-down":
+                self._place(card, e.source)  # drawn before the outage was noticed: in order
+            else:
+                self._misdeal("wrong-order", f"card {e.code} drawn while the table was paused")
+            return
+        if self.state == "betting":
+            self._misdeal("exposed-card", f"card {e.code} drawn before betting closed")
+            return
+        if self.state != "dealing":
+            self.audit.add(card)
+            self._alert("wrong-order", "warning", f"card {e.code} drawn outside a round")
+            return
+        self._place(card, e.source)
+
+    def _place(self, card: Card, source: str) -> None:
+        code = CODES[card]
+        if not self.audit.can_add(card):
+            shoe = "this round's deck" if self.game.decks == 1 else f"{self.game.decks} decks"
+            self._pause(
+                "duplicate-card", f"card {code} seen more often than {shoe} hold", awaiting_card=True
+            )
+            return
+        if self.burning:
+            index = 0 if self.burn_left is None else self._burned
+            self._emit("card", None, position="burn", index=index, code=code, source=source)
+            if self.burn_left == 0:
+                self._set_state(*self._after_burn())
+            return
+        assert self.deal is not None
+        position = self.deal.next_position
+        if position is None:
+            self._alert("wrong-order", "warning", f"card {code} was not called for")
+            return
+        index = len(self.deal.hands[position])
+        self._emit("card", self.round_id, position=position, index=index, code=code, source=source)
+        if self.deal.is_complete:
+            result = self.deal.result().to_dict()
+            self._emit("round.result", self.round_id, **result)
+            self._set_state("result")
+
+    def _after_burn(self) -> tuple[str, str | None]:
+        return ("closed", "end of shoe: load a new shoe") if self.rounds_left == 0 else ("idle", None)
+
+    def _on_NoRead(self, e: i.NoRead) -> None:
+        if self.state == "paused" and self.pause and self.pause.cause != "shoe-link-down":
+            self._misdeal("wrong-order", "a card was drawn while the table was paused")
+        elif self.state == "betting":
+            self._misdeal("exposed-card", "a card was drawn before betting closed")
+        elif self.in_round or self.burning:
+            self._pause("no-read", e.detail, awaiting_card=True)
+        else:
+            self._alert("no-read", "warning", e.detail + " (outside a round)")
+
+    def _on_CardDropped(self, e: i.CardDropped) -> None:
+        self._misdeal("dropped-card", e.detail)
+
+    def _on_ExposedCard(self, e: i.ExposedCard) -> None:
+        self._misdeal("exposed-card", e.detail)
+
+    def _on_CardMisplaced(self, e: i.CardMisplaced) -> None:
+        self._misdeal("wrong-position", e.detail)
+
+    def _on_CameraMismatch(self, e: i.CameraMismatch) -> None:
+        self._trouble("source-mismatch", e.detail, awaiting_card=True)
+
+    def _on_CameraDown(self, e: i.CameraDown) -> None:
+        self._trouble("camera-down", e.detail, awaiting_card=False)
+
+    def _on_VoidRequest(self, e: i.VoidRequest) -> None:
+        if not self.in_round:
+            raise IllegalInput("no round to void")
+        self._pause("void-request", f"void requested by {e.by}", awaiting_card=False, alert=False)
+
+    def _on_ShoeNew(self, e: i.ShoeNew) -> None:
+        if self.in_round:
+            self._alert("device-fault", "critical", "the shoe was reloaded during a round")
+            self._void("misdeal: the shoe was reloaded during a round")
+        extra = {"previous_audit": self.audit.report()} if self.audit.seen else {}
+        self._emit("shoe", None, event="new", count=0, decks=e.decks, **extra)
+        if self.burns:
+            self._set_state("dealing", "burn")
+        elif self.state == "closed":
+            self._set_state("idle")
+
+    def _on_ShoeCut(self, e: i.ShoeCut) -> None:
+        self._emit("shoe", self.round_id, event="cut", count=e.count)
+
+    def _on_ShoeEmpty(self, e: i.ShoeEmpty) -> None:
+        report = self.audit.report()
+        self._emit("shoe", self.round_id, event="empty", count=e.count, audit=report)
+        if report["extra"]:
+            self._alert("duplicate-card", "critical", f"deck audit: extra cards {report['extra']}")
+        if self.state == "dealing" and self.in_round:
+            self._pause("device-fault", "the shoe is empty in the middle of a round", awaiting_card=True)
+        elif not self.in_round and self.state != "closed":
+            self._set_state("closed", "the shoe is empty: load a new shoe")
+
+    def _on_LidChanged(self, e: i.LidChanged) -> None:
+        self.lid_open = e.is_open
+        if e.is_open:
+            self._trouble("lid-open", "the shoe's lid was opened", awaiting_card=False)
+
+    def _on_LinkChanged(self, e: i.LinkChanged) -> None:
+        self.link_up = e.up
+        if not e.up:
+            self._trouble("shoe-link-down", e.reason or "no frame from the shoe for 2 s", awaiting_card=False)
+        elif self.state == "paused" and self.pause and self.pause.cause == "shoe-link-down":
+            # The link's go-back-N delivery guarantees no card was lost while it was down.
+            self._set_state(self.pause.resume_to, "shoe link restored")
+
+    def _on_ShoeRestarted(self, e: i.ShoeRestarted) -> None:
+        self._trouble("device-fault", e.detail, awaiting_card=False)
+
+    def _on_DeviceFault(self, e: i.DeviceFault) -> None:
+        self._trouble("device-fault", e.detail, awaiting_card=False)
+
+    def _on_SupervisorResume(self, e: i.SupervisorResume) -> None:
+        if self.state != "paused" or self.pause is None:
+            raise IllegalInput(f"nothing to resume: the table is {self.state}")
+        if self.pause.cause == "shoe-link-down" and not self.link_up:
+            raise IllegalInput("cannot resume: the shoe link is still down")
+        card: Card | None = None
+        if self.pause.awaiting_card:
+            if e.card is None:
+                raise IllegalInput("resuming needs the confirmed card (e.g. --card TS)")
+            card = parse_card(e.card)
+            if not self.audit.can_add(card):
+                raise IllegalInput(f"card {CODES[card]} has already been dealt from this shoe")
+        elif e.card is not None:
+            raise IllegalInput("no card is awaited: resume without a card")
+        self._set_state(self.pause.resume_to, f"resumed by {e.by}", by=e.by)
+        if card is not None:
+            self._place(card, "manual")
+
+    def _on_SupervisorVoid(self, e: i.SupervisorVoid) -> None:
+        if not self.in_round:
+            raise IllegalInput("no round to void")
+        self._void(e.reason, by=e.by)
+
+    # ------------------------------------------------------------------ applying
+    @property
+    def _burned(self) -> int:
+        assert self.burn_total is not None and self.burn_left is not None
+        return self.burn_total - self.burn_left + 1
+
+    def _apply(self, d: Draft, ts: float) -> None:
+        p = d.payload
+        if d.type == "round.start":
+            self.round_id = d.round
+            self.round_no = int(str(d.round).rsplit("-", 1)[-1])
+            self.deal = self.game.new_deal()
+            self.betting_seconds = p["betting_seconds"]
+            if self.game.shuffle_every_round:
+                self.audit.reset()
+        elif d.type == "table.state":
+            self.state, self.reason, self.state_since = p["state"], p["reason"], ts
+            if self.state == "paused":
+                self.pause = Pause(p["cause"], p["resume_to"], p.get("awaiting") == "card")
+            else:
+                self.pause = None
+            if self.state == "betting":
+                self.betting_ends = ts + self.betting_seconds
+            if self.state in ("idle", "closed"):
+                self.round_id, self.deal, self.burning = None, None, False
+            if self.state == "dealing" and p.get("reason") == "burn":
+                self.burning, self.burn_left, self.burn_total = True, None, None
+        elif d.type == "betting.closed":
+            self.betting_ends = None
+        elif d.type == "card":
+            card = parse_card(p["code"])
+            self.audit.add(card)
+            if p["position"] == "burn":
+                if p["index"] == 0:
+                    self.burn_total = self.burn_left = burn_count(card)
+                else:
+                    assert self.burn_left is not None
+                    self.burn_left -= 1
+            else:
+                assert self.deal is not None, "card event outside a round"
+                position, index = self.deal.place(card)
+                if (position, index) != (p["position"], p["index"]):
+                    raise TableError(
+                        f"journal card {p['code']} at {p['position']}[{p['index']}] does not follow "
+                        f"the dealing plan ({position}[{index}])"
+                    )
+        elif d.type in ("round.result", "round.void"):
+            if self.rounds_left is not None:
+                self.rounds_left = max(0, self.rounds_left - 1)
+        elif d.type == "shoe":
+            if p["event"] == "new":
+                self.audit.reset(p.get("decks", self.game.decks))
+                self.rounds_left = None
+            elif p["event"] == "cut":
+                self.rounds_left = 2 if self.in_round else 1
+            elif p["event"] == "empty":
+                self.rounds_left = 1 if self.in_round else 0
+
+
+_COMMON = frozenset(("v", "table", "seq", "ts", "type", "game", "round"))
+
