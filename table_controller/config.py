@@ -1,0 +1,255 @@
+"""A table's configuration: one TOML file, validated on load.
+
+Every mistake gives one :class:`~table_controller.errors.ConfigError` that
+names the file and the key (``T01.toml: panel.lamp_alarm: missing``). See
+``table_controller/configs/`` for an example per game and ``docs/config.md``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.errors import ConfigError, TableError
+
+PANEL_PINS = (
+    "start_round", "close_betting", "card_dropped", "void_request", "supervisor_key",
+    "lamp_betting", "lamp_dealing", "lamp_alarm", "buzzer",
+)
+CARD_SOURCES = ("shoe", "camera")
+
+
+@dataclass(frozen=True)
+class ShoeConfig:
+    """Where the smart shoe is: any pyserial URL (``/dev/ttyUSB0``, ``socket://host:port``)."""
+
+    port: str
+    baudrate: int = 115200
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """The overhead camera: a device index, URL, video file or image folder, plus calibration."""
+
+    source: str
+    calibration: Path | None = None
+    layout: str | None = None
+    stable_frames: int = 3
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    """The dealer's panel: GPIO backend (``native`` or ``mock``) and BCM pin numbers."""
+
+    gpio: str
+    pins: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PublishConfig:
+    """ZeroMQ endpoints (events.md defaults) and optional CURVE security."""
+
+    endpoint: str = "tcp://*:5556"
+    snapshot: str = "tcp://*:5557"
+    control: str = "tcp://127.0.0.1:5558"
+    server_secret_key: Path | None = None
+    authorized_clients: Path | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Everything one table needs, validated."""
+
+    table_id: str
+    variant: str
+    journal: Path
+    sources: tuple[str, ...] = ("shoe",)
+    variants_dir: Path | None = None
+    betting_seconds: float = 15
+    result_seconds: float = 3
+    interrupted_round: str = "resume"
+    shoe: ShoeConfig | None = None
+    camera: CameraConfig | None = None
+    panel: PanelConfig = field(default_factory=lambda: PanelConfig("mock", dict(DEFAULT_PINS)))
+    publish: PublishConfig = field(default_factory=PublishConfig)
+    supervisor_tokens: tuple[str, ...] = ()
+    source: str = "<built in>"
+
+
+#: Pins of the reference panel wiring (docs/panel.md).
+DEFAULT_PINS = {
+    "start_round": 17, "close_betting": 27, "card_dropped": 22, "void_request": 23,
+    "supervisor_key": 24, "lamp_betting": 5, "lamp_dealing": 6, "lamp_alarm": 13, "buzzer": 19,
+}
+
+
+class _Section:
+    """Reads one TOML table, naming the file and key in every error."""
+
+    def __init__(self, data: Any, where: str, name: str) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: [{name}] must be a table")
+        self.data, self.where, self.name = data, where, name
+        self.used: set[str] = set()
+
+    def _key(self, key: str) -> str:
+        return f"{self.where}: {self.name}.{key}" if self.name else f"{self.where}: {key}"
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., check: Callable[[Any], str | None] | None = None) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                raise ConfigError(f"{self._key(key)}: missing")
+            return default
+        value = self.data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            names = " or ".join(k.__name__ for k in kinds)
+            raise ConfigError(f"{self._key(key)}: expected {names}, got {value!r}")
+        problem = check(value) if check else None
+        if problem:
+            raise ConfigError(f"{self._key(key)}: {problem}")
+        return value
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise ConfigError(f"{self._key(unknown[0])}: unknown key (allowed: {', '.join(sorted(self.used))})")
+
+
+def _positive(value: Any) -> str | None:
+    return None if value > 0 else f"must be greater than 0, not {value}"
+
+
+def _non_negative(value: Any) -> str | None:
+    return None if value >= 0 else f"must be 0 or more, not {value}"
+
+
+def _one_of(*choices: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        return None if value in choices else f"must be one of {', '.join(choices)}, not {value!r}"
+
+    return check
+
+
+def _pin(value: Any) -> str | None:
+    return None if 0 <= value <= 27 else f"BCM pin must be 0..27, not {value}"
+
+
+def _path(base: Path, text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> TableConfig:
+    """Validate a decoded configuration (``base`` resolves relative paths)."""
+    top = _Section(data, where, "")
+    for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor"):
+        top.used.add(section)
+    top.finish()
+
+    t = _Section(data.get("table", {}), where, "table")
+    table_id = t.get("id", str, check=lambda v: None if v and v.isidentifier() else "must be a short name like T01")
+    variant = t.get("variant", str)
+    variants_dir = t.get("variants_dir", str, None)
+    betting = t.get("betting_seconds", (int, float), 15, _non_negative)
+    result = t.get("result_seconds", (int, float), 3, _non_negative)
+    policy = t.get("interrupted_round", str, "resume", _one_of("resume", "void"))
+    t.finish()
+
+    s = _Section(data.get("sources", {}), where, "sources")
+    cards = s.get("cards", list, ["shoe"])
+    s.finish()
+    for source in cards:
+        if source not in CARD_SOURCES:
+            raise ConfigError(f"{where}: sources.cards: unknown source {source!r} (known: shoe, camera)")
+    if not cards:
+        raise ConfigError(f"{where}: sources.cards: name at least one card source")
+
+    shoe = None
+    if "shoe" in cards or "shoe" in data:
+        sh = _Section(data.get("shoe", {}), where, "shoe")
+        shoe = ShoeConfig(sh.get("port", str), sh.get("baudrate", int, 115200, _positive))
+        sh.finish()
+    camera = None
+    if "camera" in cards or "camera" in data:
+        c = _Section(data.get("camera", {}), where, "camera")
+        calibration = c.get("calibration", str, None)
+        camera = CameraConfig(
+            source=str(c.get("source", (str, int))),
+            calibration=_path(base, calibration) if calibration else None,
+            layout=c.get("layout", str, None),
+            stable_frames=c.get("stable_frames", int, 3, _positive),
+        )
+        c.finish()
+
+    p = _Section(data.get("panel", {}), where, "panel")
+    gpio = p.get("gpio", str, "native", _one_of("native", "mock"))
+    pins = {name: p.get(name, int, check=_pin) for name in PANEL_PINS}
+    p.finish()
+    taken: dict[int, str] = {}
+    for name, pin in pins.items():
+        if pin in taken:
+            raise ConfigError(f"{where}: panel.{name}: pin {pin} is already panel.{taken[pin]}")
+        taken[pin] = name
+
+    pub = _Section(data.get("publish", {}), where, "publish")
+    secret = pub.get("server_secret_key", str, None)
+    clients = pub.get("authorized_clients", str, None)
+    publish = PublishConfig(
+        endpoint=pub.get("endpoint", str, "tcp://*:5556"),
+        snapshot=pub.get("snapshot", str, "tcp://*:5557"),
+        control=pub.get("control", str, "tcp://127.0.0.1:5558"),
+        server_secret_key=_path(base, secret) if secret else None,
+        authorized_clients=_path(base, clients) if clients else None,
+    )
+    pub.finish()
+    if (secret is None) != (clients is None):
+        raise ConfigError(
+            f"{where}: publish.server_secret_key and publish.authorized_clients go together (CURVE)"
+        )
+
+    j = _Section(data.get("journal", {}), where, "journal")
+    journal = _path(base, j.get("path", str))
+    j.finish()
+
+    sup = _Section(data.get("supervisor", {}), where, "supervisor")
+    tokens = sup.get("token_sha256", list, [])
+    sup.finish()
+    for token in tokens:
+        if not (isinstance(token, str) and len(token) == 64 and all(ch in "0123456789abcdef" for ch in token)):
+            raise ConfigError(f"{where}: supervisor.token_sha256: {token!r} is not a lower-case SHA-256 hex digest")
+
+    config = TableConfig(
+        table_id=table_id, variant=variant, journal=journal, sources=tuple(cards),
+        variants_dir=_path(base, variants_dir) if variants_dir else None,
+        betting_seconds=betting, result_seconds=result, interrupted_round=policy,
+        shoe=shoe, camera=camera, panel=PanelConfig(gpio, pins), publish=publish,
+        supervisor_tokens=tuple(tokens), source=where,
+    )
+    _check_variant(config)
+    return config
+
+
+def _check_variant(config: TableConfig) -> None:
+    from table_controller.rules.registry import load_variant
+
+    try:
+        load_variant(config.variant, config.variants_dir)
+    except TableError as e:
+        raise ConfigError(f"{config.source}: table.variant: {e}") from e
+
+
+def load_config(path: Path) -> TableConfig:
+    """Read and validate a table configuration file."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from e
+    return parse_config(data, str(path), path.parent)

@@ -1,0 +1,276 @@
+"""The table controller: the one place that composes devices, rules, journal and publisher.
+
+Device threads (the shoe's reader, gpiozero's button callbacks, the control
+socket) only *post* inputs on one queue. One loop takes them in order and, for
+each, asks the pure :class:`~table_controller.table.TableMachine` what happened,
+commits the resulting events to the journal (with the shoe's link state, in one
+transaction), and only then publishes them, acknowledges the shoe frame and
+drives the gate, lamps and buzzer.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.errors import TableError
+from table_controller.events import make_event
+from table_controller.rules.game import Game
+from table_controller.table import inputs as i
+from table_controller.table.machine import Draft, IllegalInput, TableMachine
+
+log = logging.getLogger(__name__)
+
+EventListener = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class Posted:
+    """One item on the controller's queue: an input, the device event behind it, a reply slot."""
+
+    input: i.TableInput | None
+    shoe_event: Any = None
+    reply: queue.Queue[Any] | None = None
+
+
+@dataclass
+class ControllerStats:
+    """Counters a test rig or the status command reads."""
+
+    inputs: int = 0
+    events: int = 0
+    rejected: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class TableController:
+    """Runs one table: feed it inputs with :meth:`post`, run :meth:`run` in one thread."""
+
+    def __init__(
+        self,
+        game: Game,
+        journal: Any,
+        *,
+        table: str,
+        betting_seconds: float = 15,
+        result_seconds: float = 3,
+        interrupted_round: str = "resume",
+        has_shoe: bool = True,
+        shoe: Any = None,
+        panel: Any = None,
+        publisher: Any = None,
+        clock: Callable[[], float] = time.time,
+        heartbeat_seconds: float = 1.0,
+    ) -> None:
+        self.game = game
+        self.journal = journal
+        self.table = table
+        self.shoe = shoe
+        self.panel = panel
+        self.publisher = publisher
+        self.clock = clock
+        self.heartbeat_seconds = heartbeat_seconds
+        self.interrupted_round = interrupted_round
+        self.machine = TableMachine(
+            game, table=table, betting_seconds=betting_seconds, result_seconds=result_seconds
+        )
+        self.machine.link_up = not has_shoe
+        self.listeners: list[EventListener] = []
+        self.stats = ControllerStats()
+        self._queue: queue.Queue[Posted] = queue.Queue()
+        self._last_sent = 0.0
+        self._gate_open: bool | None = None
+        self._had_shoe_session = journal.link_state is not None
+        #: Set while the shoe link is up (or the table has no shoe).
+        self.link_ready = threading.Event()
+
+    # ------------------------------------------------------------------ start-up
+    def restore(self) -> None:
+        """Rebuild the table from its journal and apply the interrupted-round policy."""
+        events = list(self.journal.events())
+        self.machine.restore(events)
+        if self.publisher is not None:
+            self.publisher.prime(events)
+        if self.machine.in_round and self.interrupted_round == "void":
+            self.step(i.SupervisorVoid(by="controller", reason="controller restarted during the round"))
+        self._drive_devices([])
+
+    # ------------------------------------------------------------------ inputs
+    def post(self, event: i.TableInput, shoe_event: Any = None) -> None:
+        """Queue an input (thread-safe); the loop applies it in order."""
+        self._queue.put(Posted(event, shoe_event))
+
+    def request(self, event: i.TableInput, timeout: float = 5.0) -> list[dict[str, Any]]:
+        """Apply an input through the loop and wait for its events; raises what the machine raised."""
+        reply: queue.Queue[Any] = queue.Queue(maxsize=1)
+        self._queue.put(Posted(event, None, reply))
+        answer = reply.get(timeout=timeout)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def on_shoe_event(self, event: Any) -> None:
+        """The shoe driver's listener (called in its reader thread)."""
+        self._queue.put(Posted(shoe_input(event, self), event))
+
+    def on_button(self, name: str) -> None:
+        """The panel's listener: a button was pressed (gpiozero's thread or the caller's)."""
+        key_on = self.panel is not None and self.panel.supervisor_key_on
+        if name == "start_round":
+            if key_on and self.machine.state == "paused":
+                self.post(i.SupervisorResume(by="panel key switch"))
+            else:
+                self.post(i.StartRound(by="dealer"))
+        elif name == "close_betting":
+            self.post(i.CloseBetting(by="dealer"))
+        elif name == "card_dropped":
+            self.post(i.CardDropped())
+        elif name == "void_request":
+            if key_on:
+                self.post(i.SupervisorVoid(by="panel key switch", reason="voided at the panel"))
+            else:
+                self.post(i.VoidRequest(by="dealer"))
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, stop: threading.Event) -> None:
+        """Apply inputs until ``stop`` is set; ticks countdowns and sends heartbeats."""
+        while not stop.is_set():
+            try:
+                item = self._queue.get(timeout=self._wait_time())
+            except queue.Empty:
+                item = None
+            try:
+                if item is not None:
+                    self._apply(item)
+                self.step(i.Tick())
+                if self.clock() - self._last_sent >= self.heartbeat_seconds:
+                    self._commit([Draft("heartbeat", self.machine.round_id, {"state": self.machine.state})])
+            except TableError as e:
+                # A journal that cannot commit must stop the table: nothing may be acted on unrecorded.
+                log.critical("table %s stopped: %s", self.table, e)
+                self.stats.errors.append(str(e))
+                raise
+
+    def _wait_time(self) -> float:
+        now = self.clock()
+        deadlines = [self._last_sent + self.heartbeat_seconds]
+        m = self.machine
+        if m.state == "betting" and m.betting_ends is not None:
+            deadlines.append(m.betting_ends)
+        if m.state == "result":
+            deadlines.append(m.state_since + m.result_seconds)
+        return max(0.0, min(deadlines) - now)
+
+    def _apply(self, item: Posted) -> None:
+        self.stats.inputs += 1
+        try:
+            events = self.step(item.input, item.shoe_event) if item.input is not None else None
+            if events is None and item.shoe_event is not None:
+                self._record_link_only(item.shoe_event)
+                events = []
+        except IllegalInput as e:
+            self.stats.rejected += 1
+            log.warning("table %s: %s", self.table, e)
+            if self.panel is not None:
+                self.panel.buzz()
+            if item.shoe_event is not None:
+                self._record_link_only(item.shoe_event)
+            if item.reply is not None:
+                item.reply.put(e)
+            return
+        if item.reply is not None:
+            item.reply.put(events)
+
+    def step(self, event: i.TableInput, shoe_event: Any = None) -> list[dict[str, Any]]:
+        """Apply one input now (in the loop's thread): journal, publish, act."""
+        drafts = self.machine.handle(event, self.clock())
+        link = getattr(shoe_event, "link", None)
+        events = self._commit(drafts, link=link)
+        if shoe_event is not None and self.shoe is not None:
+            self.shoe.ack(shoe_event)
+        self._drive_devices(events)
+        return events
+
+    def _record_link_only(self, shoe_event: Any) -> None:
+        link = getattr(shoe_event, "link", None)
+        if link is not None:
+            self.journal.append([], link=(link.boot_id, link.seq))
+        if self.shoe is not None:
+            self.shoe.ack(shoe_event)
+
+    def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
+        if not drafts and link is None:
+            return []
+        now = self.clock()
+        made = [
+            _without_seq(make_event(
+                table=self.table, seq=1, ts=now, type=d.type, game=self.game.game_id,
+                round=d.round, **d.payload,
+            ))
+            for d in drafts
+        ]
+        events = self.journal.append(made, link=(link.boot_id, link.seq) if link is not None else None)
+        if events:
+            self._last_sent = now
+            self.stats.events += len(events)
+        for event in events:
+            if self.publisher is not None:
+                self.publisher.publish(event)
+            for listener in self.listeners:
+                try:
+                    listener(event)
+                except Exception:  # a broken listener must never stop the table
+                    log.exception("event listener failed")
+        return events
+
+    def _drive_devices(self, events: list[dict[str, Any]]) -> None:
+        m = self.machine
+        if m.link_up:
+            self.link_ready.set()
+        else:
+            self.link_ready.clear()
+        if self.shoe is not None and m.gate_should_be_open != self._gate_open:
+            self._gate_open = m.gate_should_be_open
+            self.shoe.unlock() if self._gate_open else self.shoe.lock()
+        if self.panel is not None:
+            self.panel.show(m.state)
+            if any(e["type"] == "alert" and e["severity"] != "info" for e in events):
+                self.panel.buzz()
+
+
+def _without_seq(event: dict[str, Any]) -> dict[str, Any]:
+    event.pop("seq")
+    return event
+
+
+def shoe_input(event: Any, controller: TableController) -> i.TableInput | None:
+    """Translate a shoe driver event into a table input (None: nothing for the table)."""
+    kind = type(event).__name__
+    if kind == "CardDrawn":
+        return i.CardDrawn(event.code, "shoe")
+    if kind == "NoRead":
+        return i.NoRead(f"the shoe could not read card {event.count}")
+    if kind == "CutCard":
+        return i.ShoeCut(event.count)
+    if kind == "NewShoe":
+        return i.ShoeNew(event.decks)
+    if kind == "ShoeEmpty":
+        return i.ShoeEmpty(event.count)
+    if kind == "Lid":
+        return i.LidChanged(event.is_open)
+    if kind == "Fault":
+        return i.DeviceFault(f"shoe fault {event.code}: {event.text}")
+    if kind == "LinkUp":
+        return i.LinkChanged(True)
+    if kind == "LinkDown":
+        return i.LinkChanged(False, f"shoe link down: {event.reason}")
+    if kind == "Hello":
+        restarted = event.new_session and controller._had_shoe_session
+        controller._had_shoe_session = True
+        return i.ShoeRestarted(f"the shoe started a new session (boot id {event.boot_id})") if restarted else None
+    return None

@@ -1,0 +1,221 @@
+"""A simulated dealer and floor supervisor.
+
+The dealer does what a person at the table does: loads the shoe, presses the
+panel's buttons (gpiozero mock pins), draws a card when the gate is open and
+waits until the controller has taken it before drawing the next. The
+supervisor answers pauses the way a floor supervisor would: confirms the card
+that the shoe could not read, resumes after device trouble, voids otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_controller.errors import TableError
+from table_controller.rules.cards import CODES, shuffled_shoe
+from table_controller.rules.game import Game
+from table_controller.table import inputs as i
+
+log = logging.getLogger(__name__)
+
+
+class DealerTimeout(TableError, TimeoutError):
+    """The table did not do what the simulated dealer waited for."""
+
+
+@dataclass
+class DealerFaults:
+    """Mistakes the simulated dealer makes on purpose (probabilities per card or round)."""
+
+    dropped: float = 0.0  # presses "card dropped" after a card
+    void_request: float = 0.0  # asks for a void during a round
+    lid: float = 0.0  # opens the shoe's lid mid-round (per card)
+    noread: float = 0.0  # a card leaves the gate unread (per card)
+
+    KEYS = ("dropped", "void_request", "lid", "noread")
+
+
+@dataclass
+class DealerStats:
+    """What the dealer did, for the simulated table's report."""
+
+    rounds: int = 0
+    results: int = 0
+    voids: int = 0
+    cards: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+
+
+class EventWatch:
+    """The controller's events as the dealer sees them (a display's view)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.state = "idle"
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self._queue.put(event)
+
+    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DealerTimeout(f"simulated dealer waited {timeout:.0f} s for {what}; table is {self.state}")
+            try:
+                event = self._queue.get(timeout=left)
+            except queue.Empty:
+                continue
+            if event["type"] == "table.state":
+                self.state = event["state"]
+            if predicate(event):
+                return event
+
+
+class SimulatedDealer:
+    """Deals rounds on a simulated table through the mock panel and the simulated shoe."""
+
+    def __init__(
+        self,
+        game: Game,
+        shoe: Any,
+        controller: Any,
+        press: Callable[[str], None],
+        *,
+        pace: float = 0.5,
+        betting_seconds: float = 1.0,
+        seed: int | None = None,
+        faults: DealerFaults | None = None,
+        cut_cards_from_end: int = 16,
+        timeout: float = 30.0,
+    ) -> None:
+        self.game = game
+        self.shoe = shoe
+        self.controller = controller
+        self.press = press
+        self.pace = pace
+        self.betting_seconds = betting_seconds
+        self.rng = random.Random(seed)
+        self.faults = faults or DealerFaults()
+        self.cut_cards_from_end = cut_cards_from_end
+        self.timeout = timeout
+        self.watch = EventWatch()
+        self.stats = DealerStats()
+        controller.listeners.append(self.watch)
+
+    # ------------------------------------------------------------------ the shoe
+    def load_shoe(self) -> None:
+        """Shuffle and load a new shoe; for baccarat, draw the burn cards."""
+        cards = [CODES[c] for c in shuffled_shoe(self.game.decks, self.rng)]
+        cut_at = len(cards) - self.cut_cards_from_end if self.game.decks > 1 else None
+        self.shoe.load(cards, decks=self.game.decks, cut_at=cut_at)
+        self.watch.wait(lambda e: e["type"] == "shoe" and e["event"] == "new", self.timeout, "the new shoe")
+        if self.controller.machine.burns:
+            while self.controller.machine.burning:
+                self._draw_one()
+            self.watch.wait(
+                lambda e: e["type"] == "table.state" and e["state"] in ("idle", "closed"),
+                self.timeout, "the end of the burn",
+            )
+
+    # ------------------------------------------------------------------ a round
+    def play_round(self, stop: threading.Event) -> str:
+        """Deal one round; returns ``result`` or ``void``."""
+        m = self.controller.machine
+        if m.state == "closed" or self.game.shuffle_every_round:
+            self.load_shoe()
+        self.press("start_round")
+        self.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", self.timeout, "betting")
+        self.stats.rounds += 1
+        self._sleep(self.betting_seconds, stop)
+        if m.state == "betting":
+            self.press("close_betting")
+        end = self._deal(stop)
+        if end == "result":
+            self.stats.results += 1
+        else:
+            self.stats.voids += 1
+        self.watch.wait(
+            lambda e: e["type"] == "table.state" and e["state"] in ("idle", "closed"), self.timeout,
+            "the table to go idle",
+        )
+        return end
+
+    def _deal(self, stop: threading.Event) -> str:
+        while not stop.is_set():
+            event = self.watch.wait(
+                lambda e: e["type"] in ("round.result", "round.void")
+                or (e["type"] == "table.state" and e["state"] in ("dealing", "paused")),
+                self.timeout, "dealing",
+            )
+            if event["type"] == "round.result":
+                return "result"
+            if event["type"] == "round.void":
+                return "void"
+            if event["state"] == "paused":
+                self._supervise(event)
+                continue
+            while self.controller.machine.state == "dealing" and not stop.is_set():
+                if self._maybe_fault():
+                    break
+                self._draw_one()
+                self._sleep(self.pace, stop)
+        return "void"
+
+    def _draw_one(self) -> None:
+        if not self.shoe.wait_gate(False, self.timeout):
+            raise DealerTimeout("the shoe's gate did not open")
+        code = self.shoe.draw()
+        if code is None:
+            return
+        self.stats.cards += 1
+        self.watch.wait(
+            lambda e: (e["type"] == "card" and e["code"] == code)
+            or e["type"] in ("alert", "round.void")
+            or (e["type"] == "table.state" and e["state"] == "paused"),
+            self.timeout, f"the table to take card {code}",
+        )
+
+    def _maybe_fault(self) -> bool:
+        for kind in DealerFaults.KEYS:
+            if self.rng.random() < getattr(self.faults, kind):
+                self.stats.faults[kind] = self.stats.faults.get(kind, 0) + 1
+                if kind == "dropped":
+                    self.press("card_dropped")
+                elif kind == "void_request":
+                    self.press("void_request")
+                elif kind == "lid":
+                    self.shoe.set_lid(True)
+                    self.shoe.set_lid(False)
+                elif kind == "noread":
+                    self.shoe.draw_noread()
+                return True
+        return False
+
+    # ------------------------------------------------------------------ supervisor
+    def _supervise(self, paused: dict[str, Any]) -> None:
+        """What the floor supervisor does with a paused round."""
+        cause = paused.get("cause")
+        try:
+            if cause == "shoe-link-down":
+                return  # resumes by itself when the link is back
+            if paused.get("awaiting") == "card" and cause == "no-read":
+                card = self.shoe.drawn[-1]  # the supervisor turns the unread card over
+                self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
+            elif paused.get("awaiting") == "card" or cause == "void-request":
+                self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))
+            else:
+                self.controller.request(i.SupervisorResume(by="sim supervisor"))
+        except TableError as e:
+            log.warning("sim supervisor: %s", e)
+
+    def _sleep(self, seconds: float, stop: threading.Event) -> None:
+        if seconds > 0:
+            stop.wait(seconds)
