@@ -97,7 +97,8 @@ class TableMachine:
     # ------------------------------------------------------------------ queries
     @property
     def in_round(self) -> bool:
-        return self.round_id is not None
+        """True from betting to the last card; a settled round (``result``) is no longer in play."""
+        return self.round_id is not None and self.state in IN_ROUND
 
     @property
     def next_position(self) -> str | None:
