@@ -1,0 +1,78 @@
+"""``table-controller supervise``: a supervisor resumes or voids a paused round."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from table_controller.errors import TableError
+
+
+class ControlUnreachable(TableError, ConnectionError):
+    """The controller's control socket did not answer."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sup = subparsers.add_parser(
+        "supervise",
+        help="resume or void a paused round (needs a supervisor token)",
+        description="Talks to a running controller's control socket (publish.control in its configuration).",
+    )
+    sup.add_argument("--control", default="tcp://127.0.0.1:5558", metavar="ENDPOINT", help="control endpoint")
+    sup.add_argument(
+        "--token", default=os.environ.get("TABLE_SUPERVISOR_TOKEN"),
+        help="supervisor token (default: $TABLE_SUPERVISOR_TOKEN)",
+    )
+    sup.add_argument("--by", default=os.environ.get("USER", "supervisor"), help="who is acting (journaled)")
+    sup.add_argument("--json", action="store_true", help="print the controller's answer as JSON")
+    sup.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
+    actions = sup.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    actions.add_parser("status", help="show the table's state")
+    resume = actions.add_parser("resume", help="resume the paused round")
+    resume.add_argument("--card", help="the confirmed card, when the round awaits one (e.g. TS)")
+    void = actions.add_parser("void", help="void the round in progress and refund every bet")
+    void.add_argument("--reason", default="voided by supervisor", help="reason (journaled)")
+    sup.set_defaults(func=run_supervise)
+
+
+def send_request(endpoint: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """One request to a controller's control socket."""
+    import zmq
+
+    context = zmq.Context.instance()
+    sock = context.socket(zmq.REQ)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        sock.connect(endpoint)
+        sock.send(json.dumps(request).encode())
+        if not sock.poll(int(timeout * 1000)):
+            raise ControlUnreachable(f"no answer from the controller at {endpoint} within {timeout:g} s")
+        return json.loads(sock.recv())
+    finally:
+        sock.close()
+
+
+def run_supervise(args: argparse.Namespace) -> int:
+    request: dict[str, Any] = {"op": args.action, "by": args.by}
+    if args.action != "status":
+        request["token"] = args.token
+    if args.action == "resume" and args.card:
+        request["card"] = args.card
+    if args.action == "void":
+        request["reason"] = args.reason
+    answer = send_request(args.control, request, args.timeout)
+    if args.json:
+        print(json.dumps(answer))
+    elif not answer.get("ok"):
+        print(f"refused: {answer.get('error')}")
+    elif args.action == "status":
+        print(f"state {answer['state']} ({answer.get('reason') or '-'}), round {answer['round'] or '-'}, "
+              f"next card to {answer['next_position'] or '-'}"
+              + (f", awaiting a confirmed card ({answer['cause']})" if answer.get("awaiting") else ""))
+    else:
+        for event in answer["events"]:
+            print(f"{event['seq']} {event['type']} {event.get('state') or event.get('code') or event.get('reason') or ''}")
+    return 0 if answer.get("ok") else 1

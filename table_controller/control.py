@@ -1,0 +1,101 @@
+"""The supervisor's control socket: resume or void a paused round from the command line.
+
+A ZeroMQ REP socket (loopback by default, ``publish.control``) takes JSON
+requests. Supervisor actions need a token whose SHA-256 is listed in the
+table's configuration; every action is journaled with who authorised it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from table_controller.errors import TableError
+from table_controller.table import inputs as i
+
+log = logging.getLogger(__name__)
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest a configuration lists for a supervisor token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ControlServer:
+    """Answers ``status``, ``resume`` and ``void`` requests for one controller."""
+
+    def __init__(self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None) -> None:
+        import zmq
+
+        self.controller = controller
+        self.token_digests = tuple(token_digests)
+        self._context = context or zmq.Context.instance()
+        self._socket = self._context.socket(zmq.REP)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.bind(endpoint)
+        self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="control", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._socket.close()
+
+    def _serve(self) -> None:
+        import zmq
+
+        poller = zmq.Poller()
+        poller.register(self._socket, zmq.POLLIN)
+        while not self._stop.is_set():
+            if not poller.poll(200):
+                continue
+            raw = self._socket.recv()
+            try:
+                answer = self.answer(json.loads(raw))
+            except (ValueError, TableError) as e:
+                answer = {"ok": False, "error": str(e)}
+            except Exception as e:  # the control socket must always answer
+                log.exception("control request failed")
+                answer = {"ok": False, "error": f"internal error: {e}"}
+            self._socket.send(json.dumps(answer).encode())
+
+    def _authorised(self, request: dict[str, Any]) -> bool:
+        token = request.get("token")
+        if not isinstance(token, str):
+            return False
+        digest = token_digest(token)
+        return any(hmac.compare_digest(digest, d) for d in self.token_digests)
+
+    def answer(self, request: Any) -> dict[str, Any]:
+        """Handle one decoded request."""
+        if not isinstance(request, dict) or "op" not in request:
+            raise ValueError('a request is a JSON object with "op"')
+        op = request["op"]
+        m = self.controller.machine
+        if op == "status":
+            return {
+                "ok": True, "state": m.state, "reason": m.reason, "round": m.round_id,
+                "next_position": m.next_position,
+                "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
+                "cause": m.pause.cause if m.pause else None,
+            }
+        if op not in ("resume", "void"):
+            raise ValueError(f"unknown op {op!r} (status, resume, void)")
+        if not self._authorised(request):
+            return {"ok": False, "error": "not authorised: a valid supervisor token is required"}
+        who = f"supervisor {request.get('by') or 'token'} (token)"
+        if op == "resume":
+            events = self.controller.request(i.SupervisorResume(by=who, card=request.get("card")))
+        else:
+            reason = request.get("reason") or "voided by supervisor"
+            events = self.controller.request(i.SupervisorVoid(by=who, reason=reason))
+        return {"ok": True, "events": events}
