@@ -52,9 +52,9 @@ class PanelConfig:
 class PublishConfig:
     """ZeroMQ endpoints (events.md defaults) and optional CURVE security."""
 
-    endpoint: str = "tcp://*:5556"
-    snapshot: str = "tcp://*:5557"
-    control: str = "tcp://127.0.0.1:5558"
+    endpoint: str | None = "tcp://*:5556"  # None: publish nothing (a bare simulated table)
+    snapshot: str | None = "tcp://*:5557"
+    control: str | None = "tcp://127.0.0.1:5558"  # None: no supervisor control socket
     server_secret_key: Path | None = None
     authorized_clients: Path | None = None
 

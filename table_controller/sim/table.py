@@ -1,4 +1,4 @@
-"""The simulated table: real controller, real serial driver, simulated devices.
+"""The simulated table: the real controller and serial driver, simulated devices.
 
 The simulated shoe runs on a pseudo-terminal, so the controller reads it
 through pyserial exactly as it reads a real shoe; the dealer's panel is
@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import logging
 import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.config import DEFAULT_PINS
-from table_controller.controller import TableController
+from table_controller.config import DEFAULT_PINS, PanelConfig, PublishConfig, ShoeConfig, TableConfig
 from table_controller.errors import ConfigError
-from table_controller.rules.registry import load_game
 from table_controller.sim.dealer import DealerFaults, SimulatedDealer
 
 log = logging.getLogger(__name__)
@@ -38,6 +35,7 @@ class SimOptions:
     betting_seconds: float = 15
     publish: str | None = None
     snapshot: str | None = None
+    control: str | None = None
     variants_dir: Path | None = None
 
 
@@ -71,15 +69,28 @@ def split_faults(text: str) -> tuple[str, DealerFaults]:
 
 
 class SimulatedTable:
-    """Builds and runs a whole table with simulated hardware."""
+    """A :class:`~table_controller.assembly.LiveTable` on simulated devices, with a simulated dealer."""
 
     def __init__(self, options: SimOptions, on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.options = options
         self.on_event = on_event
-        self.game = load_game(options.variant, options.variants_dir)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._stop = threading.Event()
         self._closers: list[Callable[[], None]] = []
+        self.live: Any = None
+        self.shoe: Any = None
+
+    def config(self, device: str, journal: Path) -> TableConfig:
+        """The table configuration the simulated table runs with."""
+        o = self.options
+        scale = 0.0 if o.speed <= 0 else 1.0 / o.speed
+        return TableConfig(
+            table_id=o.table, variant=o.variant, journal=journal, sources=("shoe",),
+            variants_dir=o.variants_dir, betting_seconds=o.betting_seconds * scale,
+            result_seconds=3 * scale, shoe=ShoeConfig(device),
+            panel=PanelConfig("mock", dict(DEFAULT_PINS)),
+            publish=PublishConfig(endpoint=o.publish, snapshot=o.snapshot, control=o.control),
+            source="table-controller sim",
+        )
 
     def run(self) -> SimReport:
         """Play the asked-for rounds; returns the report."""
@@ -88,98 +99,64 @@ class SimulatedTable:
         finally:
             self.close()
 
-    def _run(self) -> SimReport:
-        import serial
+    def start(self) -> SimulatedDealer:
+        """Start shoe and table; returns the dealer (for tests that deal by hand)."""
         from gpiozero.pins.mock import MockFactory
 
-        from firmware_interfaces.shoe import FaultPlan, LinkState, ShoeDriver, SimulatedShoe, open_pty_pair
-        from table_controller.journal import Journal
-        from table_controller.panel import DealerPanel
+        from firmware_interfaces.shoe import FaultPlan, SimulatedShoe, open_pty_pair
+        from table_controller.assembly import LiveTable
 
         o = self.options
-        speed = o.speed
-        scale = 0.0 if speed <= 0 else 1.0 / speed
+        scale = 0.0 if o.speed <= 0 else 1.0 / o.speed
         shoe_faults, dealer_faults = split_faults(o.faults)
-        journal_path = o.journal
-        if journal_path is None:
+        journal = o.journal
+        if journal is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="table-sim-")
-            journal_path = Path(self._tmp.name) / f"{o.table}.sqlite"
-        journal = Journal(journal_path, table=o.table, game=self.game.game_id, variant=self.game.variant.id)
-        self._closers.append(journal.close)
-
-        publisher = None
-        if o.publish:
-            from table_controller.publish import EventPublisher
-
-            publisher = EventPublisher(o.table, o.publish, o.snapshot or "tcp://127.0.0.1:0")
-            publisher.start()
-            self._closers.append(publisher.close)
-
-        controller = TableController(
-            self.game, journal, table=o.table, betting_seconds=o.betting_seconds * scale,
-            result_seconds=3 * scale, publisher=publisher,
-        )
-        if self.on_event is not None:
-            controller.listeners.append(self.on_event)
-
-        factory = MockFactory()
-        panel = DealerPanel(DEFAULT_PINS, factory, controller.on_button)
-        self._closers.append(panel.close)
-        controller.panel = panel
-
+            journal = Path(self._tmp.name) / f"{o.table}.sqlite"
         master_fd, device = open_pty_pair()
-        seed = o.seed
-        shoe = SimulatedShoe(
-            master_fd, decks=self.game.decks, seed=seed,
-            faults=FaultPlan.parse(shoe_faults, seed=seed) if shoe_faults else None,
+        config = self.config(device, journal)
+        live = LiveTable(config, pin_factory=MockFactory())
+        self.live = live
+        self._closers.append(live.close)
+        self.shoe = SimulatedShoe(
+            master_fd, decks=live.game.decks, seed=o.seed,
+            faults=FaultPlan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
         )
-        shoe.start()
-        self._closers.append(shoe.close)
-
-        link = journal.link_state
-        driver = ShoeDriver(
-            lambda: serial.serial_for_url(device, timeout=0.05),
-            resume=LinkState(*link) if link else None,
-            listener=controller.on_shoe_event,
-            auto_ack=False,
-        )
-        controller.shoe = driver
-        controller.restore()
-        loop = threading.Thread(target=controller.run, args=(self._stop,), name="controller", daemon=True)
-        loop.start()
-        self._closers.append(lambda: loop.join(timeout=5))
-        self._closers.append(self._stop.set)
-        driver.start()
-        self._closers.append(driver.close)
+        self.shoe.start()
+        self._closers.append(self.shoe.close)
+        if self.on_event is not None:
+            live.controller.listeners.append(self.on_event)
+        live.start()
 
         def press(name: str) -> None:
-            pin = factory.pin(DEFAULT_PINS[name])
+            pin = live.pin_factory.pin(DEFAULT_PINS[name])
             pin.drive_low()
             pin.drive_high()
 
         dealer = SimulatedDealer(
-            self.game, shoe, controller, press, pace=1.0 * scale,
-            betting_seconds=min(o.betting_seconds, 5) * scale, seed=seed, faults=dealer_faults,
+            live.game, self.shoe, live.controller, press, pace=1.0 * scale,
+            betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
         )
-        if not controller.link_ready.wait(10):
+        if not live.controller.link_ready.wait(10):
             raise ConfigError(f"the simulated shoe on {device} did not answer within 10 s")
-        if not self.game.shuffle_every_round:
+        return dealer
+
+    def _run(self) -> SimReport:
+        dealer = self.start()
+        live = self.live
+        if not live.game.shuffle_every_round:
             dealer.load_shoe()
-        for _ in range(o.rounds):
-            if self._stop.is_set():
+        for _ in range(self.options.rounds):
+            if live.stopped.is_set():
                 break
-            dealer.play_round(self._stop)
+            dealer.play_round(live.stopped)
         return SimReport(
             rounds=dealer.stats.rounds, results=dealer.stats.results, voids=dealer.stats.voids,
-            cards=dealer.stats.cards, events=controller.stats.events,
-            faults=dict(dealer.stats.faults), journal=str(journal_path),
+            cards=dealer.stats.cards, events=live.controller.stats.events,
+            faults=dict(dealer.stats.faults), journal=str(live.config.journal),
         )
 
-    def stop(self) -> None:
-        self._stop.set()
-
     def close(self) -> None:
-        self._stop.set()
         for close in reversed(self._closers):
             try:
                 close()

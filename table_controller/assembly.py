@@ -1,0 +1,136 @@
+"""Build a running table from its configuration: journal, controller, shoe, panel, publisher.
+
+``table-controller run`` and the simulated table both use :class:`LiveTable`;
+the simulated table only points the shoe at a pseudo-terminal and the panel
+at gpiozero's mock pins.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from table_controller.config import TableConfig
+from table_controller.controller import TableController
+from table_controller.rules.registry import load_game
+
+log = logging.getLogger(__name__)
+
+
+class LiveTable:
+    """One table's parts, wired together; :meth:`start` it, then :meth:`close` it."""
+
+    def __init__(self, config: TableConfig, *, pin_factory: Any = None, context: Any = None) -> None:
+        from table_controller.journal import Journal
+        from table_controller.panel import DealerPanel, make_pin_factory
+
+        self.config = config
+        self.game = load_game(config.variant, config.variants_dir)
+        self._closers: list[Callable[[], None]] = []
+        self._stop = threading.Event()
+        self._loop: threading.Thread | None = None
+        #: Set when the controller loop died (e.g. the journal cannot commit).
+        self.failed = threading.Event()
+        try:
+            self.journal = Journal(
+                config.journal, table=config.table_id, game=self.game.game_id, variant=self.game.variant.id
+            )
+            self._closers.append(self.journal.close)
+            self.publisher = self._make_publisher(context)
+            self.controller = TableController(
+                self.game, self.journal, table=config.table_id,
+                betting_seconds=config.betting_seconds, result_seconds=config.result_seconds,
+                interrupted_round=config.interrupted_round, has_shoe="shoe" in config.sources,
+                publisher=self.publisher,
+            )
+            self.pin_factory = pin_factory if pin_factory is not None else make_pin_factory(config.panel.gpio)
+            self.panel = DealerPanel(config.panel.pins, self.pin_factory, self.controller.on_button)
+            self._closers.append(self.panel.close)
+            self.controller.panel = self.panel
+            self.shoe = self._make_shoe() if config.shoe is not None and "shoe" in config.sources else None
+            self.controller.shoe = self.shoe
+            self.control = None
+            if config.publish.control:
+                from table_controller.control import ControlServer
+
+                self.control = ControlServer(self.controller, config.publish.control, config.supervisor_tokens, context)
+                self._closers.append(self.control.close)
+        except BaseException:
+            self.close()
+            raise
+
+    def _make_publisher(self, context: Any) -> Any:
+        pub = self.config.publish
+        if not pub.endpoint:
+            return None
+        from table_controller.publish import CurveConfig, EventPublisher
+
+        security = None
+        if pub.server_secret_key is not None and pub.authorized_clients is not None:
+            security = CurveConfig(pub.server_secret_key, pub.authorized_clients)
+        publisher = EventPublisher(
+            self.config.table_id, pub.endpoint, pub.snapshot or "tcp://127.0.0.1:0",
+            security=security, context=context,
+        )
+        self._closers.append(publisher.close)
+        return publisher
+
+    def _make_shoe(self) -> Any:
+        import serial
+
+        from firmware_interfaces.shoe import LinkState, ShoeDriver
+
+        shoe_config = self.config.shoe
+        assert shoe_config is not None
+        link = self.journal.link_state
+
+        def open_port() -> Any:
+            return serial.serial_for_url(shoe_config.port, baudrate=shoe_config.baudrate, timeout=0.05)
+
+        return ShoeDriver(
+            open_port, resume=LinkState(*link) if link else None,
+            listener=self.controller.on_shoe_event, auto_ack=False,
+        )
+
+    def start(self) -> None:
+        """Restore from the journal, then start the loop and the devices."""
+        if self.publisher is not None:
+            self.publisher.start()
+        self.controller.restore()
+        self._loop = threading.Thread(target=self._run_loop, name=f"table-{self.config.table_id}", daemon=True)
+        self._loop.start()
+        if self.shoe is not None:
+            self.shoe.start()
+        if self.control is not None:
+            self.control.start()
+
+    def _run_loop(self) -> None:
+        try:
+            self.controller.run(self._stop)
+        except Exception:
+            log.exception("table %s: the controller loop stopped", self.config.table_id)
+            self.failed.set()
+            self._stop.set()
+
+    @property
+    def stopped(self) -> threading.Event:
+        return self._stop
+
+    def close(self) -> None:
+        """Stop the loop and close every device, newest first."""
+        self._stop.set()
+        if self.shoe is not None:
+            try:
+                self.shoe.close()
+            except Exception:
+                log.exception("closing the shoe driver")
+        if self._loop is not None:
+            self._loop.join(timeout=5)
+        for close in reversed(self._closers):
+            try:
+                close()
+            except Exception:
+                log.exception("closing part of table %s", self.config.table_id)
+        self._closers.clear()
