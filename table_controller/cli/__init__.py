@@ -19,6 +19,7 @@ from table_controller.errors import TableError
 COMMAND_MODULES = (
     "table_controller.cli.rules_cmd",
     "table_controller.cli.sim_cmd",
+    "table_controller.cli.run_cmd",
     "table_controller.cli.supervise_cmd",
 )
 
