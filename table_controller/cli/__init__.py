@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "table_controller.cli.rules_cmd",
     "table_controller.cli.sim_cmd",
     "table_controller.cli.run_cmd",
+    "table_controller.cli.deck_check_cmd",
     "table_controller.cli.supervise_cmd",
 )
 
