@@ -1,0 +1,106 @@
+"""Table configuration: the shipped examples load; each kind of mistake names its key."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from table_controller.config import load_config, parse_config
+from table_controller.errors import ConfigError
+
+EXAMPLES = Path(str(resources.files("table_controller") / "configs"))
+
+
+def example() -> dict:
+    with open(EXAMPLES / "baccarat.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+@pytest.mark.parametrize("name", ["baccarat", "three-pictures", "three-face", "teen-patti-2020"])
+def test_every_shipped_example_is_valid(name: str) -> None:
+    config = load_config(EXAMPLES / f"{name}.toml")
+    assert config.variant == name
+    assert config.panel.pins["lamp_alarm"] == 13
+    assert config.shoe is not None and config.shoe.baudrate == 115200
+
+
+def mutate(change) -> str:
+    data = example()
+    change(data)
+    with pytest.raises(ConfigError) as err:
+        parse_config(data, "T01.toml")
+    return str(err.value)
+
+
+def test_unknown_key_is_named() -> None:
+    msg = mutate(lambda d: d["table"].update(betting_secs=10))
+    assert msg.startswith("T01.toml: table.betting_secs: unknown key")
+
+
+def test_unknown_section_is_named() -> None:
+    assert mutate(lambda d: d.update(camra={})) .startswith("T01.toml: camra: unknown key")
+
+
+def test_missing_pin_is_named() -> None:
+    assert mutate(lambda d: d["panel"].pop("lamp_alarm")) == "T01.toml: panel.lamp_alarm: missing"
+
+
+def test_pin_used_twice_is_named() -> None:
+    msg = mutate(lambda d: d["panel"].update(buzzer=17))
+    assert msg == "T01.toml: panel.buzzer: pin 17 is already panel.start_round"
+
+
+def test_pin_out_of_range() -> None:
+    assert "BCM pin must be 0..27, not 40" in mutate(lambda d: d["panel"].update(buzzer=40))
+
+
+def test_unknown_variant_is_named() -> None:
+    msg = mutate(lambda d: d["table"].update(variant="pai-gow"))
+    assert msg.startswith("T01.toml: table.variant: unknown game variant 'pai-gow'")
+
+
+def test_wrong_type_is_named() -> None:
+    msg = mutate(lambda d: d["table"].update(betting_seconds="15"))
+    assert msg == "T01.toml: table.betting_seconds: expected int or float, got '15'"
+
+
+def test_bad_policy_is_named() -> None:
+    msg = mutate(lambda d: d["table"].update(interrupted_round="retry"))
+    assert msg == "T01.toml: table.interrupted_round: must be one of resume, void, not 'retry'"
+
+
+def test_unknown_card_source() -> None:
+    msg = mutate(lambda d: d["sources"].update(cards=["shoe", "rfid"]))
+    assert msg == "T01.toml: sources.cards: unknown source 'rfid' (known: shoe, camera)"
+
+
+def test_shoe_needs_a_port() -> None:
+    assert mutate(lambda d: d["shoe"].pop("port")) == "T01.toml: shoe.port: missing"
+
+
+def test_curve_keys_go_together() -> None:
+    msg = mutate(lambda d: d["publish"].update(server_secret_key="k"))
+    assert "go together" in msg and "publish.server_secret_key" in msg
+
+
+def test_bad_token_digest() -> None:
+    msg = mutate(lambda d: d["supervisor"].update(token_sha256=["abc"]))
+    assert msg.startswith("T01.toml: supervisor.token_sha256: 'abc' is not")
+
+
+def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "T09.toml"
+    bad.write_text("[table\nid = 'x'")
+    with pytest.raises(ConfigError, match=r"T09.toml: not valid TOML"):
+        load_config(bad)
+
+
+def test_relative_journal_path_is_relative_to_the_file(tmp_path: Path) -> None:
+    text = (EXAMPLES / "baccarat.toml").read_text().replace(
+        'path = "/var/lib/table-controller/T01.sqlite"', 'path = "data/T01.sqlite"'
+    )
+    (tmp_path / "t.toml").write_text(text)
+    assert load_config(tmp_path / "t.toml").journal == tmp_path / "data" / "T01.sqlite"
