@@ -16,9 +16,10 @@ sizes); one real round per group is judged by ``game.judge``.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from math import perm
 
+from table_controller.analysis.memo import enumeration
 from table_controller.analysis.sheet import Progress, Tally, no_progress
 from table_controller.rules.cards import POINTS, Card
 from table_controller.rules.game import Game
@@ -96,15 +97,21 @@ class _Cards:
         raise AssertionError(f"no card worth {points} left")
 
 
-def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress) -> dict[str, int]:
-    """Fill ``tally`` with the exact first round of a full shoe; returns the deal count per bet."""
-    decks = game.decks
+@enumeration
+def first_round_classes(
+    decks: int, *, game: Game, progress: Progress = no_progress
+) -> dict[SettleKey, tuple[int, list[Card], list[Card]]]:
+    """The first round of a full shoe grouped by what settlement reads.
+
+    Key: (player total, banker total, player pair, banker pair, player cards,
+    banker cards). Value: (number of ordered 6-card sequences, a real player
+    hand, a real banker hand). ``game`` supplies the dealing plan (the same for
+    every baccarat variant); the weights add up to ``N*(N-1)*...*(N-5)``.
+    """
     n = 52 * decks
     point_counts = [16 * decks if v == 0 else 4 * decks for v in range(10)]
     groups = first_four_classes(decks)
-    # settle key -> [weight, representative (player cards, banker cards)]
     leaves: dict[SettleKey, list] = {}
-    total_groups = len(groups)
 
     def leaf(player: list[int], banker: list[int], pp: bool, bp: bool, w: int,
              ranks: tuple[int, int, int, int]) -> None:
@@ -119,25 +126,31 @@ def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress)
 
     for done, ((p1, b1, p2, b2, pp, bp), (w4, ranks)) in enumerate(groups.items()):
         if done % 500 == 0:
-            progress("baccarat first round", done, total_groups)
+            progress("baccarat first round", done, len(groups))
         remaining = point_counts.copy()
         for v in (p1, b1, p2, b2):
             remaining[v] -= 1
-        # Representative cards only steer the dealing plan; points decide everything it reads.
-        picker = _Cards(decks)
-        rep4 = [picker.of_rank(r) for r in ranks]
-        hands = {"player": [rep4[0], rep4[2]], "banker": [rep4[1], rep4[3]]}
+        first = [r * 4 for r in ranks]  # the plan reads points only
+        hands = {"player": [first[0], first[2]], "banker": [first[1], first[3]]}
         _grow(game, hands, [p1, p2], [b1, b2], remaining, w4, 4, pp, bp, ranks, leaf)
-    progress("baccarat first round", total_groups, total_groups)
+    progress("baccarat first round", len(groups), len(groups))
 
+    out: dict[SettleKey, tuple[int, list[Card], list[Card]]] = {}
     for key, (weight, (ranks, player, banker)) in leaves.items():
         picker = _Cards(decks)
         cards = [picker.of_rank(r) for r in ranks]
         p_cards = [cards[0], cards[2]] + [picker.of_points(v) for v in player[2:]]
         b_cards = [cards[1], cards[3]] + [picker.of_points(v) for v in banker[2:]]
-        tally.add({"player": p_cards, "banker": b_cards}, weight, game.bet_names)
-    denominator = perm(n, ROUND_CARDS)
-    return {name: denominator for name in game.bet_names}
+        out[key] = (weight, p_cards, b_cards)
+    return out
+
+
+def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress) -> dict[str, int]:
+    """Fill ``tally`` with the exact first round of a full shoe; returns the deal count per bet."""
+    classes = first_round_classes(game.decks, game=game, progress=progress)
+    for weight, player, banker in classes.values():
+        tally.add({"player": player, "banker": banker}, weight, game.bet_names)
+    return dict.fromkeys(game.bet_names, perm(52 * game.decks, ROUND_CARDS))
 
 
 def _grow(game: Game, hands: dict[str, list[Card]], player: list[int], banker: list[int],
