@@ -20,7 +20,7 @@ from collections import Counter
 from math import perm
 
 from table_controller.analysis.memo import enumeration
-from table_controller.analysis.sheet import Progress, Tally, no_progress
+from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
 from table_controller.rules.cards import POINTS, Card
 from table_controller.rules.game import Game
 
@@ -145,12 +145,17 @@ def first_round_classes(
     return out
 
 
-def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress) -> dict[str, int]:
+def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress) -> Enumerated:
     """Fill ``tally`` with the exact first round of a full shoe; returns the deal count per bet."""
     classes = first_round_classes(game.decks, game=game, progress=progress)
     for weight, player, banker in classes.values():
         tally.add({"player": player, "banker": banker}, weight, game.bet_names)
-    return dict.fromkeys(game.bet_names, perm(52 * game.decks, ROUND_CARDS))
+    n = 52 * game.decks
+    return Enumerated(
+        dict.fromkeys(game.bet_names, perm(n, ROUND_CARDS)),
+        f"first round of a full {game.decks}-deck shoe: every ordered sequence of its up to "
+        f"6 cards without replacement ({n}*{n - 1}*...*{n - 5} = {perm(n, ROUND_CARDS):,})",
+    )
 
 
 def _grow(game: Game, hands: dict[str, list[Card]], player: list[int], banker: list[int],

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from table_controller.analysis.baccarat import analyse_baccarat
-from table_controller.analysis.sheet import DEFAULT_MIN_RTP, ParSheet, Progress, Tally, no_progress
+from table_controller.analysis.sheet import DEFAULT_MIN_RTP, Enumerated, ParSheet, Progress, Tally, no_progress
 from table_controller.analysis.teen_patti import analyse_teen_patti
 from table_controller.analysis.three_pictures import analyse_three_pictures
 from table_controller.rules.game import Game
 
-Analyser = Callable[[Game, Tally, Progress], dict[str, int]]
+Analyser = Callable[[Game, Tally, Progress], Enumerated]
 
 #: game id -> the enumeration that covers it
 ANALYSERS: dict[str, Analyser] = {
@@ -29,11 +29,12 @@ def par_sheet(
     """Exact probabilities, RTP and house edge of every bet of ``game``'s variant."""
     started = time.perf_counter()
     tally = Tally(game)
-    expected = ANALYSERS[game.game_id](game, tally, progress)
-    bets = tally.figures(min_rtp, expected)
+    enumerated = ANALYSERS[game.game_id](game, tally, progress)
+    bets = tally.figures(min_rtp, enumerated.deals)
     return ParSheet(
         variant=game.variant.id,
         title=game.variant.title,
+        method=enumerated.method,
         min_rtp=min_rtp,
         bets=bets,
         seconds=time.perf_counter() - started,

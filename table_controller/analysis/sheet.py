@@ -78,11 +78,20 @@ class BetFigures:
 
 
 @dataclass(frozen=True)
+class Enumerated:
+    """What an analyser covered: the number of deals behind each bet, and how, in words."""
+
+    deals: dict[str, int]
+    method: str
+
+
+@dataclass(frozen=True)
 class ParSheet:
     """Every bet of one variant, in the order of ``game.bet_names``."""
 
     variant: str
     title: str
+    method: str
     min_rtp: Fraction
     bets: dict[str, BetFigures]
     seconds: float
@@ -96,6 +105,7 @@ class ParSheet:
         return {
             "variant": self.variant,
             "title": self.title,
+            "method": self.method,
             "min_rtp": fraction_text(self.min_rtp),
             "bets": {name: b.to_dict() for name, b in self.bets.items()},
             "max_rtp_bets": self.max_rtp_bets(),

@@ -19,7 +19,7 @@ from itertools import combinations, permutations, product
 from math import comb
 
 from table_controller.analysis.memo import enumeration
-from table_controller.analysis.sheet import Progress, Tally, no_progress
+from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
 from table_controller.analysis.three_cards import (
     HANDS_OF_THREE,
     availability_without,
@@ -139,7 +139,7 @@ def _tails(left: int, slots: int):  # type: ignore[no-untyped-def]
             yield (k,) + rest
 
 
-def analyse_teen_patti(game: Game, tally: Tally, progress: Progress = no_progress) -> dict[str, int]:
+def analyse_teen_patti(game: Game, tally: Tally, progress: Progress = no_progress) -> Enumerated:
     """Fill ``tally`` for Teen Patti 20-20; returns the deal count per bet."""
     sizes = dict.fromkeys(game.positions, 3)
     expected: dict[str, int] = {}
@@ -159,4 +159,9 @@ def analyse_teen_patti(game: Game, tally: Tally, progress: Progress = no_progres
             if ways:
                 tally.add({"a": cards[:3], "b": cards[3:]}, ways, ["six_card_bonus"])
         expected["six_card_bonus"] = SIX_CARD_SETS
-    return expected
+    return Enumerated(
+        expected,
+        f"one 52-card deck: every ordered pair of disjoint hands a, b ({DUEL_PAIRS:,}); "
+        f"pair plus over all {HANDS_OF_THREE:,} hands; six-card bonus over all "
+        f"{SIX_CARD_SETS:,} six-card sets",
+    )

@@ -16,7 +16,7 @@ disjoint hands, whichever other cards are dealt or discarded around them.
 from __future__ import annotations
 
 from table_controller.analysis.memo import enumeration
-from table_controller.analysis.sheet import Progress, Tally, no_progress
+from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
 from table_controller.analysis.three_cards import (
     ALL_SUITS,
     HANDS_OF_THREE,
@@ -83,7 +83,7 @@ def duel_classes(*, progress: Progress = no_progress) -> dict[tuple[str, str], t
     return out
 
 
-def analyse_three_pictures(game: Game, tally: Tally, progress: Progress = no_progress) -> dict[str, int]:
+def analyse_three_pictures(game: Game, tally: Tally, progress: Progress = no_progress) -> Enumerated:
     """Fill ``tally`` for Three Pictures or 3 Face; returns the deal count per bet."""
     sizes = {p: 1 if p == "first" else 3 for p in game.positions}
     boxes = [p for p in game.positions if p not in ("first", "banker")]
@@ -103,5 +103,9 @@ def analyse_three_pictures(game: Game, tally: Tally, progress: Progress = no_pro
         for ways, cards in single_hand_classes():
             tally.add(fill_round(game.positions, {position: cards}, sizes), ways, bets)
         expected.update(dict.fromkeys(bets, HANDS_OF_THREE))
-    return expected
+    return Enumerated(
+        expected,
+        f"one 52-card deck: every ordered pair of disjoint hands (position, banker), "
+        f"{DUEL_PAIRS:,} pairs; single-hand bets over all {HANDS_OF_THREE:,} hands",
+    )
 
