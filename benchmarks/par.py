@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from table_controller.analysis.exact import par_sheet  # noqa: E402
-from table_controller.analysis.memo import clear_caches  # noqa: E402
-from table_controller.rules import load_game  # noqa: E402
-from table_controller.rules.registry import variant_files  # noqa: E402
+from table_controller.analysis.exact import par_sheet
+from table_controller.analysis.memo import clear_caches
+from table_controller.rules import load_game
+from table_controller.rules.registry import variant_files
 
 
 def main() -> None:

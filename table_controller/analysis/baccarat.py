@@ -17,7 +17,9 @@ sizes); one real round per group is judged by ``game.judge``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from math import perm
+from typing import Any
 
 from table_controller.analysis.memo import enumeration
 from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
@@ -30,6 +32,7 @@ ROUND_CARDS = 6  # the most cards a baccarat round can use
 #: (player cards, banker cards) as point values, the pair flags, and the ranks seen first.
 Key4 = tuple[int, int, int, int, bool, bool]
 SettleKey = tuple[int, int, bool, bool, int, int]
+Leaf = Callable[[list[int], list[int], bool, bool, int, tuple[int, int, int, int]], None]
 
 
 def _rank_points(rank: int) -> int:
@@ -42,7 +45,7 @@ def first_four_classes(decks: int) -> dict[Key4, tuple[int, tuple[int, int, int,
     Returns key -> (number of ordered 4-card sequences, one rank tuple of the group).
     """
     counts = [4 * decks] * RANKS
-    groups: dict[Key4, list] = {}
+    groups: dict[Key4, list[Any]] = {}
     for r1 in range(RANKS):
         w1 = counts[r1]
         counts[r1] -= 1
@@ -111,7 +114,7 @@ def first_round_classes(
     n = 52 * decks
     point_counts = [16 * decks if v == 0 else 4 * decks for v in range(10)]
     groups = first_four_classes(decks)
-    leaves: dict[SettleKey, list] = {}
+    leaves: dict[SettleKey, list[Any]] = {}
 
     def leaf(player: list[int], banker: list[int], pp: bool, bp: bool, w: int,
              ranks: tuple[int, int, int, int]) -> None:
@@ -160,7 +163,7 @@ def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress)
 
 def _grow(game: Game, hands: dict[str, list[Card]], player: list[int], banker: list[int],
           remaining: list[int], weight: int, dealt: int, pp: bool, bp: bool,
-          ranks: tuple[int, int, int, int], leaf) -> None:  # type: ignore[no-untyped-def]
+          ranks: tuple[int, int, int, int], leaf: Leaf) -> None:
     """Deal the third cards the game's plan calls for, branching on point value."""
     position = game.next_position(hands, dealt)
     if position is None:

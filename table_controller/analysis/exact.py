@@ -7,7 +7,14 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from table_controller.analysis.baccarat import analyse_baccarat
-from table_controller.analysis.sheet import DEFAULT_MIN_RTP, Enumerated, ParSheet, Progress, Tally, no_progress
+from table_controller.analysis.sheet import (
+    DEFAULT_MIN_RTP,
+    Enumerated,
+    ParSheet,
+    Progress,
+    Tally,
+    no_progress,
+)
 from table_controller.analysis.teen_patti import analyse_teen_patti
 from table_controller.analysis.three_pictures import analyse_three_pictures
 from table_controller.rules.game import Game

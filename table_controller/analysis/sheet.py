@@ -136,9 +136,9 @@ def outcome_label(terms: BetTerms, net: Decimal) -> str:
 class Tally:
     """Exact weight of every net result of every bet, filled by judging representative rounds.
 
-    ``reads`` maps a bet name to the position whose representative rounds settle
-    it (analysers place the hand of interest at that position); bets absent from
-    ``reads`` are read from every round passed with ``positions=None``.
+    An analyser passes each representative round with the bets it stands for:
+    a round that represents (box, banker) pairs is read only for that box's
+    head-to-head bets, never for the filler cards dealt elsewhere.
     """
 
     def __init__(self, game: Game) -> None:

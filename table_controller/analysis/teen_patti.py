@@ -15,8 +15,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations, permutations, product
 from math import comb
+from typing import Any
 
 from table_controller.analysis.memo import enumeration
 from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
@@ -62,7 +64,7 @@ def duel_classes(*, progress: Progress = no_progress) -> dict[DuelKey, tuple[int
     hands_a = suit_classes_of_hands(progress=progress)
     multisets = rank_multisets()
     strengths = [(_strength(m, False), _strength(m, True)) for m in multisets]
-    groups: dict[DuelKey, list] = {}
+    groups: dict[DuelKey, list[Any]] = {}
     for done, (a, a_ways) in enumerate(hands_a.items()):
         if done % 100 == 0:
             progress("teen patti a against b", done, len(hands_a))
@@ -119,7 +121,7 @@ def six_card_classes(*, progress: Progress = no_progress) -> list[tuple[int, lis
     return out
 
 
-def _rank_vectors(cards: int):  # type: ignore[no-untyped-def]
+def _rank_vectors(cards: int) -> Iterator[tuple[int, ...]]:
     """Every way to hold ``cards`` cards as counts per rank (0..4 of each of 13 ranks)."""
     for counts in product(range(5), repeat=7):
         head = sum(counts)
@@ -129,7 +131,7 @@ def _rank_vectors(cards: int):  # type: ignore[no-untyped-def]
             yield counts + tail
 
 
-def _tails(left: int, slots: int):  # type: ignore[no-untyped-def]
+def _tails(left: int, slots: int) -> Iterator[tuple[int, ...]]:
     if slots == 0:
         if left == 0:
             yield ()
@@ -155,9 +157,9 @@ def analyse_teen_patti(game: Game, tally: Tally, progress: Progress = no_progres
             tally.add(fill_round(game.positions, {position: cards}, sizes), ways, [bet])
         expected[bet] = HANDS_OF_THREE
     if "six_card_bonus" in tally.totals:
-        for ways, cards in six_card_classes(progress=progress):
+        for ways, six in six_card_classes(progress=progress):
             if ways:
-                tally.add({"a": cards[:3], "b": cards[3:]}, ways, ["six_card_bonus"])
+                tally.add({"a": six[:3], "b": six[3:]}, ways, ["six_card_bonus"])
         expected["six_card_bonus"] = SIX_CARD_SETS
     return Enumerated(
         expected,

@@ -15,6 +15,8 @@ disjoint hands, whichever other cards are dealt or discarded around them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from table_controller.analysis.memo import enumeration
 from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_progress
 from table_controller.analysis.three_cards import (
@@ -49,7 +51,7 @@ def duel_classes(*, progress: Progress = no_progress) -> dict[tuple[str, str], t
     classes = [_class_of(m) for m in multisets]
     counts = [tuple(multiplicities(m).items()) for m in multisets]
     comb4 = [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]]
-    groups: dict[tuple[str, str], list] = {}
+    groups: dict[tuple[str, str], list[Any]] = {}
     left = [4] * 13
     for done, (box, box_cls, box_counts) in enumerate(zip(multisets, classes, counts)):
         if done % 50 == 0:

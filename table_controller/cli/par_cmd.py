@@ -8,7 +8,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -71,7 +71,7 @@ class ProgressDisplay:
         self.tasks: dict[str, Any] = {}
         self.started: dict[str, float] = {}
 
-    def __enter__(self) -> ProgressDisplay:
+    def __enter__(self) -> Self:
         if self.bars is not None:
             self.bars.start()
         return self
