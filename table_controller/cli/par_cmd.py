@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "Counts every deal of the variant's deck or shoe exactly (rational arithmetic) "
             "and settles each class of deal with the rules core, so the sheet follows the "
             "variant file. --simulate N also plays N rounds through the live dealing and "
-            "judging path and shows each bet's measured RTP with a 99%% confidence interval."
+            "judging path and shows each bet's measured RTP with a 99% confidence interval."
         ),
     )
     par.add_argument("--game", required=True, metavar="VARIANT", help="game variant id, e.g. baccarat")
