@@ -8,7 +8,7 @@
   is stronger) and one real round per group is judged.
 - ``a.pair_plus``, ``b.pair_plus``: the 22,100 hands of one deck.
 - ``six_card_bonus``: all C(52,6) = 20,358,520 six-card sets, grouped by rank
-  multiset (18,382 of them) and, where five or six distinct ranks allow a
+  multiset (18,395 of them) and, where five or six distinct ranks allow a
   flush, by which ranks share the flush suit. Non-flush sets of a multiset all
   make the same poker hand, so each group is judged once.
 """
