@@ -44,15 +44,19 @@ def main() -> None:
             "judging_seconds": round(judging, 3),
         }
     total = sum(v["seconds"] for v in variants.values())
-    print(json.dumps({
-        "benchmark": "par",
-        "variants": variants,
-        "total_seconds": round(total, 3),
-        "wall_seconds": round(time.perf_counter() - started, 3),
-        "target_total_seconds": 60,
-        "target_baccarat_seconds": 5,
-        "meets_targets": total < 60 and variants["baccarat"]["seconds"] < 5,
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "par",
+                "variants": variants,
+                "total_seconds": round(total, 3),
+                "wall_seconds": round(time.perf_counter() - started, 3),
+                "target_total_seconds": 60,
+                "target_baccarat_seconds": 5,
+                "meets_targets": total < 60 and variants["baccarat"]["seconds"] < 5,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def test_no_commission_banker_rtp_and_its_half_paid_six() -> None:
 
 @pytest.mark.parametrize("decks", [1, 6])
 def test_pair_probability_is_exact_for_any_deck_count(tmp_path: Path, decks: int) -> None:
-    text = shipped("baccarat").replace("id = \"baccarat\"", "id = \"bac-test\"")
+    text = shipped("baccarat").replace('id = "baccarat"', 'id = "bac-test"')
     write_variant(tmp_path, "bac-test", text.replace("decks = 8", f"decks = {decks}"))
     s = par_sheet(load_game("bac-test", tmp_path))
     # second card of a hand matches the first's rank: (4d - 1) of the other 52d - 1 cards
@@ -91,8 +91,12 @@ def test_three_card_poker_counts_of_all_22100_hands() -> None:
         category = poker3_category(cards)
         counts[category] = counts.get(category, 0) + ways
     assert counts == {
-        "straight-flush": 48, "three-of-a-kind": 52, "straight": 720, "flush": 1_096,
-        "pair": 3_744, "high-card": 16_440,
+        "straight-flush": 48,
+        "three-of-a-kind": 52,
+        "straight": 720,
+        "flush": 1_096,
+        "pair": 3_744,
+        "high-card": 16_440,
     }
 
 
@@ -101,10 +105,16 @@ def test_three_face_pair_plus_is_settled_on_those_counts() -> None:
     for bet in ("player1.pair_plus", "player3.pair_plus", "banker.pair_plus"):
         got = {o.label: o.probability * 22_100 for o in s.bets[bet].outcomes}
         assert got == {
-            "straight-flush": 48, "three-of-a-kind": 52, "straight": 720, "flush": 1_096,
-            "pair": 3_744, "loss": 16_440,
+            "straight-flush": 48,
+            "three-of-a-kind": 52,
+            "straight": 720,
+            "flush": 1_096,
+            "pair": 3_744,
+            "loss": 16_440,
         }
-        assert s.bets[bet].rtp == Fraction(48 * 41 + 52 * 31 + 720 * 7 + 1096 * 4 + 3744 * 2, 22_100)
+        assert s.bets[bet].rtp == Fraction(
+            48 * 41 + 52 * 31 + 720 * 7 + 1096 * 4 + 3744 * 2, 22_100
+        )
 
 
 def test_three_pictures_long_shot_returns_seventeen_times_the_3p_chance() -> None:
@@ -178,8 +188,13 @@ def test_teen_patti_pair_plus_counts() -> None:
     s = sheet("teen-patti-2020")
     got = {o.label: o.probability * 22_100 for o in s.bets["b.pair_plus"].outcomes}
     assert got == {
-        "trail-aces": 4, "trail": 48, "straight-flush": 48, "straight": 720, "flush": 1_096,
-        "pair": 3_744, "loss": 16_440,
+        "trail-aces": 4,
+        "trail": 48,
+        "straight-flush": 48,
+        "straight": 720,
+        "flush": 1_096,
+        "pair": 3_744,
+        "loss": 16_440,
     }
 
 
@@ -223,7 +238,9 @@ def test_outcome_labels_name_the_paytable_line() -> None:
 
 
 # ---------------------------------------------------------------------- CLI
-def test_par_json_has_every_bet_with_exact_and_float_figures(capsys: pytest.CaptureFixture[str]) -> None:
+def test_par_json_has_every_bet_with_exact_and_float_figures(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["par", "--game", "three-face", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["variant"] == "three-face"
@@ -234,10 +251,18 @@ def test_par_json_has_every_bet_with_exact_and_float_figures(capsys: pytest.Capt
     assert tie["rtp_float"] == pytest.approx(0.339822, abs=5e-7)
     assert tie["below_floor"] is True
     assert tie["outcomes"] == [
-        {"net": "8", "label": "win", "probability": "96087/2544815",
-         "probability_float": 96087 / 2544815},
-        {"net": "-1", "label": "loss", "probability": "2448728/2544815",
-         "probability_float": 2448728 / 2544815},
+        {
+            "net": "8",
+            "label": "win",
+            "probability": "96087/2544815",
+            "probability_float": 96087 / 2544815,
+        },
+        {
+            "net": "-1",
+            "label": "loss",
+            "probability": "2448728/2544815",
+            "probability_float": 2448728 / 2544815,
+        },
     ]
     assert isinstance(answer["seconds"], float)
 

@@ -72,7 +72,9 @@ def test_simulation_needs_two_rounds() -> None:
         simulate(load_game("baccarat"), 1, SEED)
 
 
-def test_par_simulate_json_reports_intervals_beside_exact(capsys: pytest.CaptureFixture[str]) -> None:
+def test_par_simulate_json_reports_intervals_beside_exact(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import json
 
     assert main(["par", "--game", "baccarat", "--json", "--simulate", "2000", "--seed", "5"]) == 0
@@ -81,7 +83,9 @@ def test_par_simulate_json_reports_intervals_beside_exact(capsys: pytest.Capture
     assert (sim["rounds"], sim["seed"], sim["confidence"]) == (2000, 5, 0.99)
     banker = sim["bets"]["banker"]
     assert banker["ci99"][0] < banker["rtp_measured"] < banker["ci99"][1]
-    assert banker["exact_inside"] is (banker["ci99"][0] <= answer["bets"]["banker"]["rtp_float"] <= banker["ci99"][1])
+    assert banker["exact_inside"] is (
+        banker["ci99"][0] <= answer["bets"]["banker"]["rtp_float"] <= banker["ci99"][1]
+    )
     assert set(sim["bets"]) == set(answer["bets"])
 
 
@@ -163,4 +167,6 @@ def test_every_flush_class_of_six_cards_is_counted() -> None:
     """Flush sets: the weights of the flush classes add up to the textbook count."""
     flush_sets = sum(ways for ways, cards in tp.six_card_classes() if _six_card_key(cards)[1])
     # 5 of one suit + 1 other card, or 6 of one suit
-    assert flush_sets == 4 * (13 * 12 * 11 * 10 * 9 // 120) * 39 + 4 * (13 * 12 * 11 * 10 * 9 * 8 // 720)
+    assert flush_sets == 4 * (13 * 12 * 11 * 10 * 9 // 120) * 39 + 4 * (
+        13 * 12 * 11 * 10 * 9 * 8 // 720
+    )

@@ -12,6 +12,12 @@ from table_controller.analysis.sheet import BetFigures, Outcome, ParSheet
 from table_controller.analysis.simulate import MeasuredRtp, simulate
 
 __all__ = [
-    "ANALYSERS", "BetFigures", "MeasuredRtp", "Outcome", "ParSheet", "clear_caches", "par_sheet",
+    "ANALYSERS",
+    "BetFigures",
+    "MeasuredRtp",
+    "Outcome",
+    "ParSheet",
+    "clear_caches",
+    "par_sheet",
     "simulate",
 ]

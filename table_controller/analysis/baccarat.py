@@ -60,8 +60,12 @@ def first_four_classes(decks: int) -> dict[Key4, tuple[int, tuple[int, int, int,
                     if not w4:
                         continue
                     key = (
-                        _rank_points(r1), _rank_points(r2), _rank_points(r3), _rank_points(r4),
-                        r1 == r3, r2 == r4,
+                        _rank_points(r1),
+                        _rank_points(r2),
+                        _rank_points(r3),
+                        _rank_points(r4),
+                        r1 == r3,
+                        r2 == r4,
                     )
                     entry = groups.get(key)
                     if entry is None:
@@ -116,8 +120,14 @@ def first_round_classes(
     groups = first_four_classes(decks)
     leaves: dict[SettleKey, list[Any]] = {}
 
-    def leaf(player: list[int], banker: list[int], pp: bool, bp: bool, w: int,
-             ranks: tuple[int, int, int, int]) -> None:
+    def leaf(
+        player: list[int],
+        banker: list[int],
+        pp: bool,
+        bp: bool,
+        w: int,
+        ranks: tuple[int, int, int, int],
+    ) -> None:
         dealt = len(player) + len(banker)
         weight = w * perm(n - dealt, ROUND_CARDS - dealt)
         key = (sum(player) % 10, sum(banker) % 10, pp, bp, len(player), len(banker))
@@ -161,9 +171,19 @@ def analyse_baccarat(game: Game, tally: Tally, progress: Progress = no_progress)
     )
 
 
-def _grow(game: Game, hands: dict[str, list[Card]], player: list[int], banker: list[int],
-          remaining: list[int], weight: int, dealt: int, pp: bool, bp: bool,
-          ranks: tuple[int, int, int, int], leaf: Leaf) -> None:
+def _grow(
+    game: Game,
+    hands: dict[str, list[Card]],
+    player: list[int],
+    banker: list[int],
+    remaining: list[int],
+    weight: int,
+    dealt: int,
+    pp: bool,
+    bp: bool,
+    ranks: tuple[int, int, int, int],
+    leaf: Leaf,
+) -> None:
     """Deal the third cards the game's plan calls for, branching on point value."""
     position = game.next_position(hands, dealt)
     if position is None:
@@ -178,7 +198,9 @@ def _grow(game: Game, hands: dict[str, list[Card]], player: list[int], banker: l
         remaining[v] -= 1
         points.append(v)
         hand.append(_POINT_CARD[v])
-        _grow(game, hands, player, banker, remaining, weight * count, dealt + 1, pp, bp, ranks, leaf)
+        _grow(
+            game, hands, player, banker, remaining, weight * count, dealt + 1, pp, bp, ranks, leaf
+        )
         hand.pop()
         points.pop()
         remaining[v] += 1

@@ -45,7 +45,7 @@ def group_name(names: list[str]) -> str:
     stems = {p.rstrip("0123456789") for p in positions}
     if len(stems) == 1:
         stem = stems.pop()
-        return f"{stem}{{{','.join(p[len(stem):] for p in positions)}}}.{kind}"
+        return f"{stem}{{{','.join(p[len(stem) :] for p in positions)}}}.{kind}"
     return f"{{{','.join(positions)}}}.{kind}"
 
 
@@ -59,14 +59,18 @@ def render_sheet(sheet: ParSheet, console: Console) -> None:
     """Print the summary table, the highest-RTP bet and one outcome table per bet."""
     console.print(f"[bold]{sheet.title}[/] (variant [bold]{sheet.variant}[/])")
     console.print(f"Exact enumeration: {sheet.method}.")
-    summary = Table(title=f"Return to player (floor {percent(sheet.min_rtp, 2)})", title_justify="left")
+    summary = Table(
+        title=f"Return to player (floor {percent(sheet.min_rtp, 2)})", title_justify="left"
+    )
     summary.add_column("Bet")
     summary.add_column("RTP", justify="right")
     summary.add_column("House edge", justify="right")
     summary.add_column("Floor")
     for names, figures in grouped_bets(sheet):
         summary.add_row(
-            group_name(names), percent(figures.rtp), percent(figures.house_edge),
+            group_name(names),
+            percent(figures.rtp),
+            percent(figures.house_edge),
             floor_text(figures, sheet.min_rtp),
         )
     console.print(summary)
@@ -74,7 +78,8 @@ def render_sheet(sheet: ParSheet, console: Console) -> None:
     best_groups = [group_name(names) for names, _ in grouped_bets(sheet) if names[0] in best]
     console.print(
         f"Highest RTP: [bold]{', '.join(best_groups)}[/] at {percent(sheet.bets[names[0]].rtp)}"
-        if (names := [n for n in sheet.bets if n in best]) else ""
+        if (names := [n for n in sheet.bets if n in best])
+        else ""
     )
     below = [name for name, b in sheet.bets.items() if b.below_floor]
     if below:
@@ -94,7 +99,9 @@ def render_sheet(sheet: ParSheet, console: Console) -> None:
         table.add_column("Exact", justify="right")
         for outcome in figures.outcomes:
             table.add_row(
-                outcome.label, money_text(outcome.net), f"{float(outcome.probability):.8f}",
+                outcome.label,
+                money_text(outcome.net),
+                f"{float(outcome.probability):.8f}",
                 fraction_text(outcome.probability),
             )
         console.print(table)
@@ -115,7 +122,10 @@ def render_simulation(
         m = measured[name]
         inside = m.contains(float(figures.rtp))
         table.add_row(
-            name, percent(figures.rtp), percent(m.rtp), f"{percent(m.low)} .. {percent(m.high)}",
+            name,
+            percent(figures.rtp),
+            percent(m.rtp),
+            f"{percent(m.low)} .. {percent(m.high)}",
             "yes" if inside else "[bold red]NO[/]",
         )
     console.print(table)

@@ -155,7 +155,9 @@ class Tally:
             self.weights[name][payouts[name]] += weight
             self.totals[name] += weight
 
-    def figures(self, min_rtp: Fraction, expected_total: Mapping[str, int]) -> dict[str, BetFigures]:
+    def figures(
+        self, min_rtp: Fraction, expected_total: Mapping[str, int]
+    ) -> dict[str, BetFigures]:
         """Turn weights into probabilities; every bet must account for all deals exactly."""
         out: dict[str, BetFigures] = {}
         for name in self.game.bet_names:

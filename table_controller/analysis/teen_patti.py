@@ -55,8 +55,11 @@ def _strength(ranks: tuple[int, ...], suited: bool) -> tuple[str, int]:
     return TEEN_PATTI_TABLE[(ranks[0] * 169 + ranks[1] * 13 + ranks[2]) * 2 + suited]
 
 
+DuelClasses = dict[DuelKey, tuple[int, list[Card], list[Card]]]
+
+
 @enumeration
-def duel_classes(*, progress: Progress = no_progress) -> dict[DuelKey, tuple[int, list[Card], list[Card]]]:
+def duel_classes(*, progress: Progress = no_progress) -> DuelClasses:
     """Ordered (a, b) pairs grouped by (class of a, class of b, sign of a's strength - b's).
 
     Returns key -> (number of pairs, a real hand a, a real hand b).

@@ -58,7 +58,9 @@ def pick_hand(ranks: Sequence[int], available: Sequence[int], suited: bool) -> l
     options: list[list[int]] = [[]]
     for position, rank in enumerate(ranks):
         options = [
-            chosen + [s] for chosen in options for s in suits_of(available[rank])
+            chosen + [s]
+            for chosen in options
+            for s in suits_of(available[rank])
             if all(not (ranks[i] == rank and chosen[i] == s) for i in range(position))
         ]
     for suits in options:

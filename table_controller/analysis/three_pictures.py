@@ -22,6 +22,7 @@ from table_controller.analysis.sheet import Enumerated, Progress, Tally, no_prog
 from table_controller.analysis.three_cards import (
     ALL_SUITS,
     HANDS_OF_THREE,
+    availability_without,
     fill_round,
     multiplicities,
     pick_hand,
@@ -41,8 +42,11 @@ def _class_of(ranks: tuple[int, int, int]) -> str:
     return THREE_PICTURES_TABLE[ranks[0] * 169 + ranks[1] * 13 + ranks[2]][0]
 
 
+DuelClasses = dict[tuple[str, str], tuple[int, list[Card], list[Card]]]
+
+
 @enumeration
-def duel_classes(*, progress: Progress = no_progress) -> dict[tuple[str, str], tuple[int, list[Card], list[Card]]]:
+def duel_classes(*, progress: Progress = no_progress) -> DuelClasses:
     """Ordered (box, banker) hand pairs grouped by (box class, banker class).
 
     Returns key -> (number of pairs, a real box hand, a real banker hand).
@@ -75,17 +79,16 @@ def duel_classes(*, progress: Progress = no_progress) -> dict[tuple[str, str], t
         for rank, k in box_counts:
             left[rank] += k
     progress("box against banker", len(multisets), len(multisets))
-    out = {}
+    out: DuelClasses = {}
     for key, (ways, box, banker) in groups.items():
         box_cards = pick_hand(box, [ALL_SUITS] * 13, False)
-        available = [ALL_SUITS] * 13
-        for c in box_cards:
-            available[c >> 2] &= ~(1 << (c & 3))
-        out[key] = (ways, box_cards, pick_hand(banker, available, False))
+        out[key] = (ways, box_cards, pick_hand(banker, availability_without(box_cards), False))
     return out
 
 
-def analyse_three_pictures(game: Game, tally: Tally, progress: Progress = no_progress) -> Enumerated:
+def analyse_three_pictures(
+    game: Game, tally: Tally, progress: Progress = no_progress
+) -> Enumerated:
     """Fill ``tally`` for Three Pictures or 3 Face; returns the deal count per bet."""
     sizes = {p: 1 if p == "first" else 3 for p in game.positions}
     boxes = [p for p in game.positions if p not in ("first", "banker")]
@@ -110,4 +113,3 @@ def analyse_three_pictures(game: Game, tally: Tally, progress: Progress = no_pro
         f"one 52-card deck: every ordered pair of disjoint hands (position, banker), "
         f"{DUEL_PAIRS:,} pairs; single-hand bets over all {HANDS_OF_THREE:,} hands",
     )
-

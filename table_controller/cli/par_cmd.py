@@ -22,14 +22,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "judging path and shows each bet's measured RTP with a 99% confidence interval."
         ),
     )
-    par.add_argument("--game", required=True, metavar="VARIANT", help="game variant id, e.g. baccarat")
+    par.add_argument(
+        "--game", required=True, metavar="VARIANT", help="game variant id, e.g. baccarat"
+    )
     par.add_argument("--variants-dir", type=Path, help="a folder of the studio's own variant files")
     par.add_argument(
-        "--min-rtp", type=_rtp_floor, default=Fraction(3, 4), metavar="FRACTION",
+        "--min-rtp",
+        type=_rtp_floor,
+        default=Fraction(3, 4),
+        metavar="FRACTION",
         help="mark every bet whose RTP is below this (default 0.75, GLI-19's figure for a game)",
     )
     par.add_argument("--simulate", type=_rounds, metavar="N", help="also play N rounds and compare")
-    par.add_argument("--seed", type=int, default=2026, help="shuffle seed of --simulate (default 2026)")
+    par.add_argument(
+        "--seed", type=int, default=2026, help="shuffle seed of --simulate (default 2026)"
+    )
     par.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     par.set_defaults(func=run_par)
 
@@ -38,7 +45,9 @@ def _rtp_floor(text: str) -> Fraction:
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"--min-rtp {text!r} is not a number such as 0.75") from None
+        raise argparse.ArgumentTypeError(
+            f"--min-rtp {text!r} is not a number such as 0.75"
+        ) from None
     if not 0 <= value <= 10:
         raise argparse.ArgumentTypeError(f"--min-rtp {text!r} must be between 0 and 10")
     return value
@@ -48,14 +57,16 @@ def _rounds(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--simulate {text!r} is not a whole number of rounds") from None
+        raise argparse.ArgumentTypeError(
+            f"--simulate {text!r} is not a whole number of rounds"
+        ) from None
     if value < 2:
         raise argparse.ArgumentTypeError(f"--simulate needs at least 2 rounds, not {value}")
     return value
 
 
 class ProgressDisplay:
-    """A :data:`~table_controller.analysis.sheet.Progress` on stderr: bars on a terminal, lines otherwise."""
+    """Progress on stderr: rich bars on a terminal, plain start/done lines otherwise."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -65,8 +76,12 @@ class ProgressDisplay:
         self.bars: Any = None
         if self.console.is_terminal:
             self.bars = Progress(
-                TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                TimeElapsedColumn(), console=self.console, transient=True,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
             )
         self.tasks: dict[str, Any] = {}
         self.started: dict[str, float] = {}
