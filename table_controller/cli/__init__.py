@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "table_controller.cli.run_cmd",
     "table_controller.cli.deck_check_cmd",
     "table_controller.cli.supervise_cmd",
+    "table_controller.cli.par_cmd",
 )
 
 
