@@ -21,7 +21,7 @@ from table_controller.rules.cards import CODES, shuffled_shoe
 TABLE = "T01"
 BOOT_ID = "shoe-boot-1"
 #: 2026-11-29T18:40:00.000Z
-START_EPOCH = 1796064000.0
+START_EPOCH = 1795977600.0
 
 
 class TickingClock:
