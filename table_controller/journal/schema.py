@@ -51,6 +51,7 @@ BEGIN SELECT RAISE(ABORT, 'journal events are append-only: DELETE refused'); END
 """
 
 REQUIRED_META = ("format", "table", "game")
+APPEND_ONLY_TRIGGERS = ("events_are_append_only_update", "events_are_append_only_delete")
 
 
 def chain_hash(prev_hash: str, body: str) -> str:

@@ -25,6 +25,7 @@ from table_controller.journal.errors import (
 )
 from table_controller.journal.lock import WriterLock
 from table_controller.journal.schema import (
+    APPEND_ONLY_TRIGGERS,
     GENESIS,
     chain_hash,
     configure_writer,
@@ -128,6 +129,11 @@ class JournalReader:
         """SQLite's ``PRAGMA quick_check`` of the file: empty when it finds nothing wrong."""
         lines = [str(r[0]) for r in self._query("PRAGMA quick_check")]
         return [] if lines == ["ok"] else lines
+
+    def missing_triggers(self) -> list[str]:
+        """Names of the append-only triggers that are no longer in the file (empty when intact)."""
+        present = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='trigger'")}
+        return [name for name in APPEND_ONLY_TRIGGERS if name not in present]
 
     def records(
         self,
@@ -328,13 +334,11 @@ class Journal(JournalReader):
     ) -> list[dict[str, Any]]:
         row = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
-        started: set[str] = set()
-        settled: set[str] = set()
         out: list[dict[str, Any]] = []
         for number, draft in enumerate(drafts):
             seq += 1
             event = self._complete(draft, seq, number)
-            self._check_round_once(conn, event, started, settled)
+            self._check_round_once(conn, event)
             try:
                 body = to_json(event)
             except (TypeError, ValueError) as e:
@@ -386,9 +390,8 @@ class Journal(JournalReader):
             raise JournalError(f"{where}: round must be a string or null, not {event['round']!r}")
         return event
 
-    def _check_round_once(
-        self, conn: sqlite3.Connection, event: dict[str, Any], started: set[str], settled: set[str]
-    ) -> None:
+    def _check_round_once(self, conn: sqlite3.Connection, event: dict[str, Any]) -> None:
+        """Refuse a reused round id or a second settlement (earlier rows of this batch count)."""
         kind, round_id = event["type"], event["round"]
         if round_id is None or kind not in ("round.start", *SETTLEMENT_TYPES):
             return
@@ -397,25 +400,21 @@ class Journal(JournalReader):
                 "SELECT seq FROM events WHERE round = ? AND type = 'round.start' LIMIT 1",
                 (round_id,),
             ).fetchone()
-            if row or round_id in started:
-                where = f"seq {row[0]}" if row else "this batch"
+            if row:
                 raise RoundAlreadyStarted(
-                    f"journal {self.path}: round {round_id!r} was already started ({where}); "
+                    f"journal {self.path}: round {round_id!r} was already started (seq {row[0]}); "
                     "round ids are unique per table; nothing written"
                 )
-            started.add(round_id)
             return
         row = conn.execute(
             "SELECT seq, type FROM events WHERE round = ? AND type IN (?, ?) LIMIT 1",
             (round_id, *SETTLEMENT_TYPES),
         ).fetchone()
-        if row or round_id in settled:
-            where = f"{row[1]} at seq {row[0]}" if row else "earlier in this batch"
+        if row:
             raise RoundAlreadySettled(
-                f"journal {self.path}: round {round_id!r} is already settled ({where}); "
-                f"refusing a second {kind}; nothing written"
+                f"journal {self.path}: round {round_id!r} is already settled ({row[1]} at seq "
+                f"{row[0]}); refusing a second {kind}; nothing written"
             )
-        settled.add(round_id)
 
     def _store_link(self, conn: sqlite3.Connection, link: Any, event_seq: int) -> None:
         if (

@@ -82,6 +82,8 @@ def verify_journal(
         total = reader.event_count()
         for line in _quick_check(reader):
             problems.add(f"SQLite integrity check: {line}")
+        for name in reader.missing_triggers():
+            problems.add(f"append-only trigger {name!r} was removed from the file")
         default_variant = reader.variant or reader.game
         audit = RoundAudit(
             default_variant=default_variant, variants_dir=variants_dir, report=problems.add
