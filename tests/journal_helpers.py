@@ -11,10 +11,12 @@ a live table would (cards one transaction each, with the shoe link state).
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 from typing import Any
 
-from table_controller.events import format_ts
-from table_controller.journal import Journal
+from table_controller.events import format_ts, to_json
+from table_controller.journal import GENESIS, Journal, chain_hash
 from table_controller.rules import Game, load_game
 from table_controller.rules.cards import CODES, shuffled_shoe
 
@@ -101,3 +103,31 @@ def write_rounds(
             committed += journal.append([card_draft], link=(BOOT_ID, shoe_seq))
         committed += journal.append(drafts[-2:])
     return committed
+
+
+def tamper(path: Path, sql: str, params: tuple[Any, ...] = ()) -> None:
+    """Run SQL on a journal behind its back, after dropping its append-only triggers."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("DROP TRIGGER IF EXISTS events_are_append_only_update")
+        conn.execute("DROP TRIGGER IF EXISTS events_are_append_only_delete")
+        conn.execute(sql, params)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def smuggle(path: Path, event: dict[str, Any]) -> None:
+    """Insert a complete event with a correct chain hash, bypassing the Journal's own checks."""
+    conn = sqlite3.connect(path)
+    try:
+        prev = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        body = to_json(event)
+        conn.execute(
+            "INSERT INTO events(seq, ts, type, round, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
+            (event["seq"], event["ts"], event["type"], event["round"], body,
+             chain_hash(prev[0] if prev else GENESIS, body)),
+        )
+        conn.commit()
+    finally:
+        conn.close()
