@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from journal_helpers import BOOT_ID
 
-from table_controller.journal import Journal, verify_journal
+from table_controller.journal import Journal, JournalLocked, verify_journal
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITER = Path(__file__).resolve().parent / "journal_writer.py"
@@ -57,6 +58,9 @@ def test_kill_9_at_a_random_moment_loses_nothing_committed(tmp_path: Path) -> No
         writer = start_writer(path, iteration)
         try:
             commits = read_commits(writer, rng.randint(1, 80))
+            held = f"open for writing by another process \\(pid {writer.pid},"
+            with pytest.raises(JournalLocked, match=held):
+                Journal(path, table="T01", game="baccarat")
         finally:
             os.kill(writer.pid, signal.SIGKILL)
             writer.wait(timeout=10)

@@ -39,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ),
     )
     _journal_arg(verify)
-    verify.add_argument("--variants-dir", type=Path, help="a folder of the studio's own variant files")
+    verify.add_argument(
+        "--variants-dir", type=Path, help="a folder of the studio's own variant files"
+    )
     verify.add_argument("--json", action="store_true", help="print the report as one JSON object")
     verify.set_defaults(func=run_verify)
 
@@ -50,7 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--type", action="append", metavar="TYPE", dest="types",
         help="only events of this type (repeat for several), e.g. round.result",
     )
-    show.add_argument("--since", type=_seq, default=0, metavar="SEQ", help="only events after this seq")
+    show.add_argument(
+        "--since", type=_seq, default=0, metavar="SEQ", help="only events after this seq"
+    )
     show.add_argument("--tail", type=_count, metavar="N", help="only the last N matching events")
     show.add_argument("--json", action="store_true", help="print the stored events as JSON lines")
     show.set_defaults(func=run_show)
@@ -64,13 +68,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ),
     )
     _journal_arg(export)
-    export.add_argument("--since", type=_bound, metavar="SEQ|TIME", help="start after this seq / at this time")
-    export.add_argument("--until", type=_bound, metavar="SEQ|TIME", help="end at this seq / before this time")
+    export.add_argument(
+        "--since", type=_bound, metavar="SEQ|TIME", help="start after this seq / at this time"
+    )
+    export.add_argument(
+        "--until", type=_bound, metavar="SEQ|TIME", help="end at this seq / before this time"
+    )
     export.set_defaults(func=run_export)
 
 
 def _journal_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--journal", required=True, type=Path, metavar="PATH", help="the journal file")
+    parser.add_argument(
+        "--journal", required=True, type=Path, metavar="PATH", help="the journal file"
+    )
 
 
 def _seq(text: str) -> int:
@@ -107,7 +117,7 @@ def run_verify(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     from table_controller.journal import verify_journal
 
     out = stdout or sys.stdout
-    with _progress_reporter("verify", sys.stderr) as progress:
+    with ProgressReporter("verify", sys.stderr) as progress:
         report = verify_journal(args.journal, variants_dir=args.variants_dir, progress=progress)
     if args.json:
         out.write(json.dumps(report.as_dict()) + "\n")
@@ -131,7 +141,7 @@ def run_verify(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     return 0 if report.ok else 1
 
 
-class _progress_reporter:
+class ProgressReporter:
     """A ``progress(done, total)`` callback: a rich bar on a terminal, plain lines otherwise.
 
     Shown only for journals of at least :data:`PROGRESS_FROM` events.
@@ -185,7 +195,10 @@ def run_show(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
             out.write((record.body if args.json else describe(record.event())) + "\n")
             shown += 1
     if shown == 0 and args.round is not None:
-        print(f"table-controller: no events of round {args.round!r} in {args.journal}", file=sys.stderr)
+        print(
+            f"table-controller: no events of round {args.round!r} in {args.journal}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

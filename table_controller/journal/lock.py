@@ -37,7 +37,9 @@ class WriterLock:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise JournalError(f"journal {journal}: cannot open lock file {path}: {e.strerror}") from e
+            raise JournalError(
+                f"journal {journal}: cannot open lock file {path}: {e.strerror}"
+            ) from e
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

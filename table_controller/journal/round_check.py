@@ -50,7 +50,9 @@ def differences(journaled: Any, computed: Any, path: str = "") -> list[str]:
         for key in list(computed) + [k for k in journaled if k not in computed]:
             where = f"{path}.{key}" if path else str(key)
             if key not in journaled:
-                out.append(f"{where} is missing in the journal (rules core: {_show(computed[key])})")
+                out.append(
+                    f"{where} is missing in the journal (rules core: {_show(computed[key])})"
+                )
             elif key not in computed:
                 out.append(f"{where} is in the journal ({_show(journaled[key])}) but not computed")
             else:
@@ -199,7 +201,9 @@ class RoundAudit:
             try:
                 card = parse_card(entry.code)
             except TableError:
-                self.report(f"{where}: card event at seq {entry.seq} has unknown code {entry.code!r}")
+                self.report(
+                    f"{where}: card event at seq {entry.seq} has unknown code {entry.code!r}"
+                )
                 good = False
                 continue
             if entry.position not in slots:

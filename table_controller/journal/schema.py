@@ -131,8 +131,10 @@ def read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str | None]:
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         if app_id != APPLICATION_ID:
-            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            what = f"an SQLite database with tables {names}" if names else "an empty SQLite database"
+            names = [
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            what = f"an SQLite database with tables {names}" if names else "an empty database"
             raise NotAJournal(
                 f"journal {path}: not a table-controller journal ({what}, application_id "
                 f"{app_id:#x} instead of {APPLICATION_ID:#x})"
