@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "table_controller.cli.deck_check_cmd",
     "table_controller.cli.supervise_cmd",
     "table_controller.cli.par_cmd",
+    "table_controller.cli.journal_cmd",
 )
 
 

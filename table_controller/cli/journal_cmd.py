@@ -1,0 +1,266 @@
+"""``table-controller journal verify|show|export``: audit and read a table's journal.
+
+All three open the journal read-only, so they run beside a live controller, and
+take the table and game from the journal itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import deque
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+#: ``verify`` shows a progress bar from this many events on.
+PROGRESS_FROM = 20_000
+#: ``verify`` prints at most this many problems as text (``--json`` has them all).
+SHOWN_PROBLEMS = 50
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    journal = subparsers.add_parser(
+        "journal", help="verify, show and export a table's event journal",
+        description="Read a table's journal (read-only: safe while the controller runs).",
+    )
+    sub = journal.add_subparsers(dest="journal_command", metavar="ACTION")
+    sub.required = True
+
+    verify = sub.add_parser(
+        "verify", help="check the hash chain, the seqs and every result against the rules core",
+        description=(
+            "Checks that seq runs 1, 2, 3... without gaps, that every event's hash chains to the "
+            "previous one, and that every round.result equals what the rules core computes from "
+            "the round's journaled cards, each round settled exactly once. Exit 0 when all is "
+            "well, 1 when a problem was found, 2 when the file is not a journal."
+        ),
+    )
+    _journal_arg(verify)
+    verify.add_argument(
+        "--variants-dir", type=Path, help="a folder of the studio's own variant files"
+    )
+    verify.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    verify.set_defaults(func=run_verify)
+
+    show = sub.add_parser("show", help="print events as readable lines or JSON lines")
+    _journal_arg(show)
+    show.add_argument("--round", metavar="ID", help="only the events of this round")
+    show.add_argument(
+        "--type", action="append", metavar="TYPE", dest="types",
+        help="only events of this type (repeat for several), e.g. round.result",
+    )
+    show.add_argument(
+        "--since", type=_seq, default=0, metavar="SEQ", help="only events after this seq"
+    )
+    show.add_argument("--tail", type=_count, metavar="N", help="only the last N matching events")
+    show.add_argument("--json", action="store_true", help="print the stored events as JSON lines")
+    show.set_defaults(func=run_show)
+
+    export = sub.add_parser(
+        "export", help="write events as JSON lines, exactly as journaled",
+        description=(
+            "Writes the stored events, byte for byte, one per line. --since/--until take a seq "
+            "(since: events after it; until: up to and including it) or an RFC 3339 time "
+            "(since: at or after it; until: before it; a time without offset is UTC)."
+        ),
+    )
+    _journal_arg(export)
+    export.add_argument(
+        "--since", type=_bound, metavar="SEQ|TIME", help="start after this seq / at this time"
+    )
+    export.add_argument(
+        "--until", type=_bound, metavar="SEQ|TIME", help="end at this seq / before this time"
+    )
+    export.set_defaults(func=run_export)
+
+
+def _journal_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--journal", required=True, type=Path, metavar="PATH", help="the journal file"
+    )
+
+
+def _seq(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seq number (0, 1, 2, ...)")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive count")
+    return int(text)
+
+
+def _bound(text: str) -> int | str:
+    """A seq (digits) or an RFC 3339 time, normalised to the journal's ts text."""
+    from table_controller.events import format_ts
+
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a seq number nor an RFC 3339 time such as 2026-11-29T18:40:02Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return format_ts(moment.timestamp())
+
+
+# -- verify ------------------------------------------------------------------------------
+def run_verify(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
+    from table_controller.journal import verify_journal
+
+    out = stdout or sys.stdout
+    with ProgressReporter("verify", sys.stderr) as progress:
+        report = verify_journal(args.journal, variants_dir=args.variants_dir, progress=progress)
+    if args.json:
+        out.write(json.dumps(report.as_dict()) + "\n")
+        return 0 if report.ok else 1
+    head = f"journal {report.path} (table {report.table}, {report.game})"
+    if report.ok:
+        out.write(f"{head}: OK\n")
+    else:
+        n = len(report.problems) + report.problems_omitted
+        out.write(f"{head}: FAILED, {n} problem{'s' if n != 1 else ''}\n")
+        for problem in report.problems[:SHOWN_PROBLEMS]:
+            out.write(f"  - {problem}\n")
+        if n > SHOWN_PROBLEMS:
+            out.write(f"  ... and {n - SHOWN_PROBLEMS} more (--json lists up to 1000)\n")
+    seqs = f"seq 1..{report.last_seq}" if report.last_seq else "empty"
+    out.write(
+        f"  {report.events} events ({seqs}), {report.rounds} rounds, "
+        f"{report.results_checked} results re-judged by the rules core\n"
+        f"  last hash {report.last_hash}\n"
+    )
+    return 0 if report.ok else 1
+
+
+class ProgressReporter:
+    """A ``progress(done, total)`` callback: a rich bar on a terminal, plain lines otherwise.
+
+    Shown only for journals of at least :data:`PROGRESS_FROM` events.
+    """
+
+    def __init__(self, label: str, stream: TextIO) -> None:
+        self.label = label
+        self.stream = stream
+        self._bar: Any = None
+        self._task: Any = None
+        self._last_tenth = 0
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if total < PROGRESS_FROM:
+            return
+        if not self.stream.isatty():
+            tenth = done * 10 // max(total, 1)
+            if tenth > self._last_tenth:
+                self._last_tenth = tenth
+                self.stream.write(f"{self.label}: {done}/{total} events\n")
+                self.stream.flush()
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._bar = Progress(console=Console(file=self.stream), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(f"{self.label} journal", total=total)
+        self._bar.update(self._task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+# -- show --------------------------------------------------------------------------------
+def run_show(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
+    from table_controller.journal import JournalReader
+
+    out = stdout or sys.stdout
+    with JournalReader(args.journal) as reader:
+        records: Iterator[Any] = reader.records(args.since, round_id=args.round, types=args.types)
+        if args.tail:
+            records = iter(deque(records, maxlen=args.tail))
+        shown = 0
+        for record in records:
+            out.write((record.body if args.json else describe(record.event())) + "\n")
+            shown += 1
+    if shown == 0 and args.round is not None:
+        print(
+            f"table-controller: no events of round {args.round!r} in {args.journal}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def describe(event: dict[str, Any]) -> str:
+    """One readable line: seq, time, type, round and the payload that matters."""
+    return (
+        f"{event.get('seq', '?'):>7}  {event.get('ts', '?')}  {event.get('type', '?'):<14} "
+        f"{event.get('round') or '-':<12} {_summary(event)}"
+    ).rstrip()
+
+
+def _summary(e: dict[str, Any]) -> str:
+    kind = e.get("type")
+    if kind == "table.state":
+        return str(e.get("state")) + (f" ({e['reason']})" if e.get("reason") else "")
+    if kind == "round.start":
+        return f"variant {e.get('variant')}, betting {e.get('betting_seconds')} s"
+    if kind == "card":
+        return f"{e.get('position')}[{e.get('index')}] {e.get('code')} ({e.get('source')})"
+    if kind == "round.result":
+        hands = "  ".join(
+            f"{pos}: {' '.join(h.get('cards', []))} [{h.get('class')}]"
+            for pos, h in (e.get("hands") or {}).items()
+        )
+        wins = [f"{bet} +{v}" for bet, v in (e.get("payouts") or {}).items() if _positive(v)]
+        return (f"{json.dumps(e.get('outcome'), separators=(',', ':'))}  {hands}  "
+                f"wins: {', '.join(wins) or 'none'}")
+    if kind == "round.void":
+        return f"void: {e.get('reason')} (refund {'yes' if e.get('refund') else 'no'})"
+    if kind == "alert":
+        return f"{e.get('severity')} {e.get('kind')}: {e.get('detail')}"
+    if kind == "shoe":
+        return f"{e.get('event')}, count {e.get('count')}"
+    if kind == "heartbeat":
+        return str(e.get("state"))
+    return ""
+
+
+def _positive(value: Any) -> bool:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        return Decimal(str(value)) > 0
+    except InvalidOperation:
+        return False
+
+
+# -- export ------------------------------------------------------------------------------
+def run_export(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
+    from table_controller.journal import JournalReader
+
+    out = stdout or sys.stdout
+    since, until = args.since, args.until
+    with JournalReader(args.journal) as reader:
+        records = reader.records(
+            since if isinstance(since, int) else 0,
+            until_seq=until if isinstance(until, int) else None,
+            since_ts=since if isinstance(since, str) else None,
+            until_ts=until if isinstance(until, str) else None,
+        )
+        for record in records:
+            out.write(record.body + "\n")
+    out.flush()
+    return 0

@@ -1,0 +1,153 @@
+"""The journal's SQLite file: schema, identity checks, connections and the hash chain.
+
+One file per table. ``events`` holds each event exactly as
+:func:`table_controller.events.to_json` wrote it (``body``), with its ``hash``:
+``sha256(previous hash in hex + body)``, the first event chained to 64 zeros.
+Triggers abort any UPDATE or DELETE of ``events``. ``meta`` says whose journal
+it is (table, game, variant); ``link`` holds the shoe link's resume point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+from table_controller.journal.errors import JournalError, NotAJournal
+
+#: ``PRAGMA application_id`` of a journal file: "TCJ1".
+APPLICATION_ID = 0x54434A31
+#: Version of the file layout below, stored in ``meta`` as ``format``.
+FORMAT = "1"
+#: The previous hash of the first event.
+GENESIS = "0" * 64
+#: Milliseconds a connection waits for another one's lock before failing.
+BUSY_TIMEOUT_MS = 5000
+
+SCHEMA = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
+);
+CREATE TABLE events (
+    seq   INTEGER PRIMARY KEY,
+    ts    TEXT NOT NULL,
+    type  TEXT NOT NULL,
+    round TEXT,
+    body  TEXT NOT NULL,
+    hash  TEXT NOT NULL
+);
+CREATE INDEX events_by_round ON events(round) WHERE round IS NOT NULL;
+CREATE TABLE link (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    boot_id   TEXT NOT NULL,
+    shoe_seq  INTEGER NOT NULL,
+    event_seq INTEGER NOT NULL
+);
+CREATE TRIGGER events_are_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'journal events are append-only: UPDATE refused'); END;
+CREATE TRIGGER events_are_append_only_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'journal events are append-only: DELETE refused'); END;
+"""
+
+REQUIRED_META = ("format", "table", "game")
+APPEND_ONLY_TRIGGERS = ("events_are_append_only_update", "events_are_append_only_delete")
+
+
+def chain_hash(prev_hash: str, body: str) -> str:
+    """The hash of an event: SHA-256 of the previous hash (hex) followed by the stored text."""
+    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
+def connect_writer(path: Path) -> sqlite3.Connection:
+    """A read-write connection (creates the file); call :func:`configure_writer` once it is known
+    to be a journal or empty, so that a foreign database is never switched to WAL."""
+    if not path.parent.is_dir():
+        raise JournalError(f"journal {path}: folder {path.parent} does not exist")
+    try:
+        return sqlite3.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    except sqlite3.Error as e:
+        raise JournalError(f"journal {path}: cannot open: {e}") from e
+
+
+def configure_writer(conn: sqlite3.Connection, path: Path) -> None:
+    """WAL mode and ``synchronous=FULL``: a committed event survives kill -9 and power loss."""
+    try:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.Error as e:
+        raise JournalError(f"journal {path}: cannot switch to WAL mode: {e}") from e
+    if str(mode).lower() != "wal":
+        raise JournalError(f"journal {path}: SQLite refused WAL mode (journal_mode is {mode!r})")
+
+
+def connect_reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection; works beside a live writer (WAL readers never block it)."""
+    if not path.is_file():
+        raise JournalError(f"journal {path}: no such file")
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(
+            uri, uri=True, isolation_level=None, check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
+    except sqlite3.Error as e:
+        raise JournalError(f"journal {path}: cannot open read-only: {e}") from e
+    return conn
+
+
+def is_empty_database(conn: sqlite3.Connection, path: Path) -> bool:
+    """True for a brand-new file: no tables and no application id."""
+    try:
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.DatabaseError as e:
+        raise NotAJournal(f"journal {path}: not a table-controller journal ({e})") from e
+    return bool(tables == 0 and app_id == 0)
+
+
+def create_schema(conn: sqlite3.Connection, meta: dict[str, str | None]) -> None:
+    """Lay out a new journal and store its meta, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        for statement in SCHEMA.split(";\n"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)",
+            [("format", FORMAT), *meta.items()],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str | None]:
+    """Check that ``conn`` is a journal and return its meta; :class:`NotAJournal` otherwise."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            names = [
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            what = f"an SQLite database with tables {names}" if names else "an empty database"
+            raise NotAJournal(
+                f"journal {path}: not a table-controller journal ({what}, application_id "
+                f"{app_id:#x} instead of {APPLICATION_ID:#x})"
+            )
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as e:
+        raise NotAJournal(f"journal {path}: not a table-controller journal ({e})") from e
+    for key in REQUIRED_META:
+        if not meta.get(key):
+            raise NotAJournal(f"journal {path}: damaged journal: meta key {key!r} is missing")
+    if meta["format"] != FORMAT:
+        raise NotAJournal(
+            f"journal {path}: journal format {meta['format']!r} is not supported (this version "
+            f"reads format {FORMAT!r})"
+        )
+    return meta

@@ -1,0 +1,160 @@
+"""``journal verify``: is the journal intact, gap-free, and does every result follow from its cards?
+
+Reads the file read-only (safe beside a live controller) and streams it:
+
+* SQLite's own ``PRAGMA quick_check`` on the file;
+* seq runs 1, 2, 3, ... with no gap;
+* every hash equals ``sha256(previous stored hash + stored text)``; each link is
+  checked against the previous *stored* hash, so one changed event is reported
+  at its own seq and a removed or reordered event where the chain breaks;
+* every stored text is a valid event whose seq, type, round and ts match its
+  row, of this journal's table and game;
+* every round starts once and is settled once, and every ``round.result``
+  equals what the rules core computes from the round's journaled cards
+  (:mod:`table_controller.journal.round_check`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_controller.events import EventError, validate
+from table_controller.journal.errors import JournalError
+from table_controller.journal.round_check import RoundAudit
+from table_controller.journal.schema import GENESIS, chain_hash
+from table_controller.journal.store import JournalReader, JournalRecord
+
+#: The report keeps this many problems and counts the rest.
+MAX_PROBLEMS = 1000
+#: ``progress`` is called every this many events (and once at the end).
+PROGRESS_EVERY = 1000
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of :func:`verify_journal`: ok, counts, and every problem found, in seq order."""
+
+    ok: bool
+    events: int
+    rounds: int
+    results_checked: int
+    problems: list[str]
+    last_seq: int = 0
+    last_hash: str = GENESIS
+    problems_omitted: int = 0
+    path: str = ""
+    table: str = ""
+    game: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Problems:
+    items: list[str] = field(default_factory=list)
+    omitted: int = 0
+
+    def add(self, text: str) -> None:
+        if len(self.items) < MAX_PROBLEMS:
+            self.items.append(text)
+        else:
+            self.omitted += 1
+
+
+def verify_journal(
+    path: str | Path, *, variants_dir: Path | None = None, progress: Progress | None = None
+) -> VerifyReport:
+    """Check a journal file from end to end; see the module docstring for what is checked.
+
+    ``progress(done, total)`` is called as events are read. Raises
+    :class:`~table_controller.journal.errors.JournalError` only when the file cannot
+    be opened as a journal at all; everything else is a problem in the report.
+    """
+    problems = _Problems()
+    with JournalReader(path) as reader:
+        total = reader.event_count()
+        for line in _quick_check(reader):
+            problems.add(f"SQLite integrity check: {line}")
+        for name in reader.missing_triggers():
+            problems.add(f"append-only trigger {name!r} was removed from the file")
+        default_variant = reader.variant or reader.game
+        audit = RoundAudit(
+            default_variant=default_variant, variants_dir=variants_dir, report=problems.add
+        )
+        expected_seq, prev_hash, count = 1, GENESIS, 0
+        try:
+            for record in reader.records():
+                if record.seq != expected_seq:
+                    missing = record.seq - expected_seq
+                    span = (f"seq {expected_seq}" if missing == 1
+                            else f"seqs {expected_seq}..{record.seq - 1}")
+                    problems.add(f"seq gap before seq {record.seq}: {span} missing "
+                                 f"({missing} event{'s' if missing > 1 else ''})")
+                if chain_hash(prev_hash, record.body) != record.hash:
+                    problems.add(
+                        f"seq {record.seq}: hash chain broken: the stored hash is not "
+                        "sha256(previous hash + stored text) (this event or its hash was changed, "
+                        "or the events before it were removed or reordered)"
+                    )
+                event = _check_text(record, reader, problems)
+                if event is not None:
+                    audit.add(record.seq, event)
+                prev_hash, expected_seq = record.hash, record.seq + 1
+                count += 1
+                if progress is not None and count % PROGRESS_EVERY == 0:
+                    progress(count, total)
+        except JournalError as e:
+            problems.add(f"reading stopped after seq {expected_seq - 1}: {e}")
+        audit.finish()
+        if progress is not None:
+            progress(count, total)
+        return VerifyReport(
+            ok=not problems.items,
+            events=count,
+            rounds=audit.rounds,
+            results_checked=audit.results_checked,
+            problems=problems.items,
+            last_seq=expected_seq - 1,
+            last_hash=prev_hash,
+            problems_omitted=problems.omitted,
+            path=str(reader.path),
+            table=reader.table,
+            game=reader.game,
+        )
+
+
+def _quick_check(reader: JournalReader) -> list[str]:
+    try:
+        return reader.quick_check()
+    except JournalError as e:
+        return [str(e)]
+
+
+def _check_text(
+    record: JournalRecord, reader: JournalReader, problems: _Problems
+) -> dict[str, Any] | None:
+    """The parsed event of a row, or None (with a problem) if its text is not a valid event."""
+    where = f"seq {record.seq}"
+    try:
+        event = json.loads(record.body)
+        validate(event)
+    except (json.JSONDecodeError, EventError) as e:
+        problems.add(f"{where}: stored text is not a valid event: {e}")
+        return None
+    columns = {"seq": record.seq, "type": record.type, "round": record.round, "ts": record.ts}
+    for key, value in columns.items():
+        if event.get(key) != value:
+            problems.add(
+                f"{where}: the row's {key} is {value!r} but its stored text says {event.get(key)!r}"
+            )
+    for key, value in (("table", reader.table), ("game", reader.game)):
+        if event.get(key) != value:
+            problems.add(f"{where}: {key} {event.get(key)!r} is not the journal's {key} {value!r}")
+    return event

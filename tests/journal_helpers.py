@@ -1,0 +1,133 @@
+"""Realistic journal content made with the real rules core; reusable by any test.
+
+``round_drafts(game, shoe, "R1", clock=clock)`` gives the drafts (events without
+seq) of one full round as the controller journals them: round.start, table.state
+betting, betting.closed, table.state dealing, one card event per card at the
+position ``game.deal`` gives, round.result from ``deal.result().to_dict()``,
+table.state result. ``write_rounds`` appends several rounds to a journal the way
+a live table would (cards one transaction each, with the shoe link state).
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from table_controller.events import format_ts, to_json
+from table_controller.journal import GENESIS, Journal, chain_hash
+from table_controller.rules import Game, load_game
+from table_controller.rules.cards import CODES, shuffled_shoe
+
+TABLE = "T01"
+BOOT_ID = "shoe-boot-1"
+#: 2026-11-29T18:40:00.000Z
+START_EPOCH = 1795977600.0
+
+
+class TickingClock:
+    """A fake clock: every reading is ``step`` seconds after the previous one."""
+
+    def __init__(self, start: float = START_EPOCH, step: float = 0.25) -> None:
+        self.now = start
+        self.step = step
+
+    def ts(self) -> str:
+        text = format_ts(self.now)
+        self.now += self.step
+        return text
+
+
+def draft(
+    type: str, round: str | None, *, clock: TickingClock, table: str = TABLE,
+    game: str = "baccarat", **payload: Any,
+) -> dict[str, Any]:
+    """One event draft (no seq), common fields in events.md order."""
+    event: dict[str, Any] = {
+        "v": 1, "table": table, "ts": clock.ts(), "type": type, "game": game, "round": round,
+    }
+    event.update(payload)
+    return event
+
+
+def round_drafts(
+    game: Game, shoe: list[int], round_id: str, *, clock: TickingClock, table: str = TABLE,
+    betting_seconds: int = 15, source: str = "shoe",
+) -> tuple[list[dict[str, Any]], int]:
+    """Drafts of one complete round dealt from the front of ``shoe``; and the cards used."""
+    deal, used = game.deal(shoe)
+    g = game.variant.game
+
+    def d(type: str, **payload: Any) -> dict[str, Any]:
+        return draft(type, round_id, clock=clock, table=table, game=g, **payload)
+
+    drafts = [
+        d("round.start", variant=game.variant.id, betting_seconds=betting_seconds),
+        d("table.state", state="betting", reason=None),
+        d("betting.closed"),
+        d("table.state", state="dealing", reason=None),
+    ]
+    for position, index, card in deal.placed:
+        drafts.append(d("card", position=position, index=index, code=CODES[card], source=source))
+    drafts.append(d("round.result", **deal.result().to_dict()))
+    drafts.append(d("table.state", state="result", reason=None))
+    return drafts, used
+
+
+def write_rounds(
+    journal: Journal, variant: str = "baccarat", rounds: int = 3, *, seed: int = 7,
+    clock: TickingClock | None = None, first_round: int = 1,
+) -> list[dict[str, Any]]:
+    """Append ``rounds`` complete rounds as a live table would; return the committed events.
+
+    The four opening events go in one transaction, each card in its own with the
+    shoe link state (boot id, count of cards delivered), the result and the final
+    state in one.
+    """
+    game = load_game(variant)
+    clock = clock or TickingClock()
+    rng = random.Random(seed)
+    shoe = shuffled_shoe(game.decks, rng)
+    link = journal.link_state
+    shoe_seq = link[1] if link else 0
+    committed: list[dict[str, Any]] = []
+    for n in range(first_round, first_round + rounds):
+        if game.shuffle_every_round or len(shoe) < 10:
+            shoe = shuffled_shoe(game.decks, rng)
+        drafts, used = round_drafts(game, shoe, f"R{n}", clock=clock, table=journal.table)
+        shoe = shoe[used:]
+        committed += journal.append(drafts[:4])
+        for card_draft in drafts[4:-2]:
+            shoe_seq += 1
+            committed += journal.append([card_draft], link=(BOOT_ID, shoe_seq))
+        committed += journal.append(drafts[-2:])
+    return committed
+
+
+def tamper(path: Path, sql: str, params: tuple[Any, ...] = ()) -> None:
+    """Run SQL on a journal behind its back, after dropping its append-only triggers."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("DROP TRIGGER IF EXISTS events_are_append_only_update")
+        conn.execute("DROP TRIGGER IF EXISTS events_are_append_only_delete")
+        conn.execute(sql, params)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def smuggle(path: Path, event: dict[str, Any]) -> None:
+    """Insert a complete event with a correct chain hash, bypassing the Journal's own checks."""
+    conn = sqlite3.connect(path)
+    try:
+        prev = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        body = to_json(event)
+        conn.execute(
+            "INSERT INTO events(seq, ts, type, round, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
+            (event["seq"], event["ts"], event["type"], event["round"], body,
+             chain_hash(prev[0] if prev else GENESIS, body)),
+        )
+        conn.commit()
+    finally:
+        conn.close()
