@@ -1,0 +1,163 @@
+"""The controller loop with the real journal and the dealer panel on gpiozero's mock pins."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from table_controller.config import DEFAULT_PINS
+from table_controller.controller import TableController
+from table_controller.journal import Journal, verify_journal
+from table_controller.panel import DealerPanel
+from table_controller.rules import load_game
+from table_controller.table import inputs as i
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        self.now += 0.01
+        return self.now
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+def make(tmp_path: Path, factory: MockFactory, variant: str = "baccarat", **kw) -> TableController:
+    game = load_game(variant)
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant=variant)
+    c = TableController(game, journal, table="T01", has_shoe=False, clock=Clock(), betting_seconds=10, **kw)
+    c.panel = DealerPanel(DEFAULT_PINS, factory, c.on_button)
+    c.restore()
+    return c
+
+
+def press(factory: MockFactory, name: str) -> None:
+    pin = factory.pin(DEFAULT_PINS[name])
+    pin.drive_low()
+    pin.drive_high()
+
+
+def drain(c: TableController) -> None:
+    while not c._queue.empty():
+        c._apply(c._queue.get())
+
+
+def lamps(factory: MockFactory) -> tuple[bool, bool, bool]:
+    return tuple(factory.pin(DEFAULT_PINS[n]).state for n in ("lamp_betting", "lamp_dealing", "lamp_alarm"))
+
+
+def test_panel_buttons_drive_a_round_and_lamps_follow(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory)
+    press(factory, "start_round")
+    drain(c)
+    assert c.machine.state == "betting" and lamps(factory) == (True, False, False)
+    press(factory, "close_betting")
+    drain(c)
+    assert c.machine.state == "dealing" and lamps(factory) == (False, True, False)
+    for code in ("9H", "9D", "KH", "KD"):
+        c.post(i.CardDrawn(code))
+    drain(c)
+    assert c.machine.state == "result" and lamps(factory) == (False, False, False)
+    types = [e["type"] for e in c.journal.events()]
+    assert types == ["round.start", "table.state", "betting.closed", "table.state",
+                     "card", "card", "card", "card", "round.result", "table.state"]
+    assert [e["seq"] for e in c.journal.events()] == list(range(1, 11))
+    assert verify_journal(tmp_path / "T01.sqlite").ok
+
+
+def test_alarm_lamp_and_buzzer_on_a_pause(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory)
+    press(factory, "start_round")
+    press(factory, "close_betting")
+    c.post(i.NoRead())
+    drain(c)
+    assert lamps(factory) == (False, False, True)
+    c.panel.buzzer._blink_thread.join(timeout=2)
+    assert [s.state for s in factory.pin(DEFAULT_PINS["buzzer"]).states] == [False, True, False, True, False]
+
+
+def test_supervisor_key_turns_void_request_into_a_void(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory)
+    press(factory, "start_round")
+    press(factory, "close_betting")
+    drain(c)
+    press(factory, "void_request")
+    drain(c)
+    assert c.machine.state == "paused"
+    factory.pin(DEFAULT_PINS["supervisor_key"]).drive_low()  # key switch on
+    press(factory, "void_request")
+    drain(c)
+    void = [e for e in c.journal.events() if e["type"] == "round.void"]
+    assert len(void) == 1 and void[0]["by"] == "panel key switch" and void[0]["refund"] is True
+    assert c.machine.state == "idle"
+
+
+def test_a_rejected_button_press_is_logged_and_buzzed_not_fatal(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory)
+    press(factory, "close_betting")  # nothing to close
+    drain(c)
+    assert c.stats.rejected == 1 and c.journal.last_seq == 0
+
+
+def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory, "teen-patti-2020")
+    press(factory, "start_round")
+    press(factory, "close_betting")
+    for code in ("AS", "KD", "QH"):
+        c.post(i.CardDrawn(code))
+    drain(c)
+    last = c.journal.last_seq
+    c.panel.close()
+    c.journal.close()
+    factory.reset()
+    c2 = make(tmp_path, factory, "teen-patti-2020")
+    assert c2.machine.state == "dealing" and c2.machine.next_position == "b"
+    for code in ("2C", "3D", "4S"):
+        c2.post(i.CardDrawn(code))
+    drain(c2)
+    events = list(c2.journal.events())
+    assert events[last]["seq"] == last + 1
+    assert [e["type"] for e in events].count("round.result") == 1
+    assert verify_journal(tmp_path / "T01.sqlite").ok
+
+
+def test_restart_with_void_policy_voids_the_round_once(tmp_path: Path, factory: MockFactory) -> None:
+    c = make(tmp_path, factory, "teen-patti-2020")
+    press(factory, "start_round")
+    drain(c)
+    c.panel.close()
+    c.journal.close()
+    factory.reset()
+    c2 = make(tmp_path, factory, "teen-patti-2020", interrupted_round="void")
+    voids = [e for e in c2.journal.events() if e["type"] == "round.void"]
+    assert len(voids) == 1 and voids[0]["reason"] == "controller restarted during the round"
+    assert c2.machine.state == "idle"
+
+
+def test_loop_sends_heartbeats_when_idle(tmp_path: Path, factory: MockFactory) -> None:
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game="baccarat", variant="baccarat")
+    c = TableController(game, journal, table="T01", has_shoe=False, heartbeat_seconds=0.05)
+    stop = threading.Event()
+    beats = threading.Semaphore(0)
+    c.listeners.append(lambda e: beats.release() if e["type"] == "heartbeat" else None)
+    loop = threading.Thread(target=c.run, args=(stop,))
+    loop.start()
+    try:
+        assert all(beats.acquire(timeout=2) for _ in range(3))
+    finally:
+        stop.set()
+        loop.join()
+    heartbeats = [e for e in journal.events() if e["type"] == "heartbeat"]
+    assert len(heartbeats) >= 3 and heartbeats[0]["state"] == "idle"
