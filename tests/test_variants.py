@@ -220,6 +220,11 @@ def test_win_on_points_where_the_bet_has_none(tmp_path: Path) -> None:
     assert "bets.tie" in msg and "unknown key 'win_on_points'" in msg
 
 
+def test_win_on_points_that_is_not_a_table(tmp_path: Path) -> None:
+    msg = error_of(baccarat_with(tmp_path, 'win = "0.95"', 'win = "1"\nwin_on_points = "6"'))
+    assert "studio.toml" in msg and "bets.banker.win_on_points" in msg and "table" in msg
+
+
 def test_unknown_pays_category(tmp_path: Path) -> None:
     text = (builtin_variants_dir() / "three-face.toml").read_text().replace(
         'id = "three-face"', 'id = "tf"').replace('pair = "1"', 'pair = "1"\nhigh-card = "1"')
