@@ -193,8 +193,14 @@ def _parse_bet(table: Any, spec: BetSpec, where: str) -> BetTerms:
     if "win" not in table:
         raise VariantError(f"{where}.win is missing")
     win = parse_money(table["win"], f"{where}.win")
+    exceptions_in = table.get("win_on_points", {})
+    if not isinstance(exceptions_in, dict):
+        raise VariantError(
+            f"{where}.win_on_points must be a table such as {{ 6 = \"0.5\" }}, "
+            f"not {exceptions_in!r}"
+        )
     exceptions: dict[int, Decimal] = {}
-    for key, value in table.get("win_on_points", {}).items():
+    for key, value in exceptions_in.items():
         try:
             points = int(key)
         except ValueError:
