@@ -264,6 +264,13 @@ def test_invalid_toml(tmp_path: Path) -> None:
     assert "line 2" in msg
 
 
+def test_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin.toml"
+    path.write_bytes(BACCARAT.format(id="latin").replace("Studio", "Caf\xe9").encode("latin-1"))
+    msg = error_of(path)
+    assert "latin.toml" in msg and "UTF-8" in msg
+
+
 def test_unknown_game(tmp_path: Path) -> None:
     path = write(tmp_path, "pai", BACCARAT.format(id="pai").replace('game = "baccarat"', 'game = "pai-gow"'))
     msg = error_of(path)
