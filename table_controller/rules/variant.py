@@ -218,5 +218,9 @@ def read_variant_file(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(f"{path}: not valid TOML: {e}") from e
+    except UnicodeDecodeError as e:
+        raise VariantError(
+            f"{path}: not valid TOML: byte {e.start} is not UTF-8 (save the file as UTF-8)"
+        ) from e
     except OSError as e:
         raise VariantError(f"{path}: cannot read: {e.strerror}") from e
