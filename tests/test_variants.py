@@ -277,6 +277,13 @@ def test_unknown_game(tmp_path: Path) -> None:
     assert "pai.toml" in msg and "key 'game' names unknown game 'pai-gow'" in msg
 
 
+def test_game_that_is_not_a_string(tmp_path: Path) -> None:
+    path = write(tmp_path, "odd", BACCARAT.format(id="odd").replace('game = "baccarat"',
+                                                                    'game = ["baccarat"]'))
+    msg = error_of(path)
+    assert "odd.toml" in msg and "'game'" in msg
+
+
 def test_variant_error_is_a_config_error_and_a_value_error(tmp_path: Path) -> None:
     assert issubclass(VariantError, ConfigError) and issubclass(VariantError, ValueError)
 
