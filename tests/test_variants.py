@@ -356,3 +356,9 @@ def test_cli_variants_lists_the_studio_files(tmp_path: Path, capsys) -> None:
     studio = next(r for r in rows if r["id"] == "baccarat-tie9")
     assert studio == {"id": "baccarat-tie9", "game": "baccarat", "title": "Studio baccarat",
                       "file": str(tmp_path / "baccarat-tie9.toml")}
+
+
+def test_a_zero_win_written_minus_zero_settles_as_0_not_minus_0(tmp_path: Path) -> None:
+    baccarat_with(tmp_path, 'win = "9"', 'win = "-0"')
+    result = load_game("studio", tmp_path).deal(parse_cards("8S 5H KD 3C".split()))[0].result()
+    assert result.to_dict()["payouts"]["tie"] == "0"
