@@ -122,7 +122,7 @@ def parse_money(value: Any, where: str) -> Decimal:
         raise VariantError(f"{where}: expected a decimal string, got {value!r}")
     if not amount.is_finite() or amount < 0:
         raise VariantError(f"{where}: a net win must be a finite amount >= 0, not {value!r}")
-    return amount
+    return amount if amount else Decimal(0)  # "-0" and "0.00" settle as "0"
 
 
 def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
