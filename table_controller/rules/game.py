@@ -111,11 +111,12 @@ class Game(ABC):
         :class:`~table_controller.errors.NotEnoughCards` if they run out first.
         """
         deal = Deal(self)
+        place = deal.place
         for card in cards:
-            if deal.is_complete:
+            if deal.next_position is None:
                 break
-            deal.place(card)
-        if not deal.is_complete:
+            place(card)
+        if deal.next_position is not None:
             raise NotEnoughCards(
                 f"{self.variant.id}: the round needs more cards than the {len(cards)} given "
                 f"(next card goes to {deal.next_position!r})"
@@ -156,10 +157,12 @@ class Deal:
                 f"{self.game.variant.id}: card {CODES[card]} arrived after the round was complete"
             )
         hand = self.hands[position]
+        index = len(hand)
         hand.append(card)
-        self.placed.append((position, len(hand) - 1, card))
-        self._next = self.game.next_position(self.hands, len(self.placed))
-        return position, len(hand) - 1
+        placed = self.placed
+        placed.append((position, index, card))
+        self._next = self.game.next_position(self.hands, len(placed))
+        return position, index
 
     def result(self) -> RoundResult:
         """Judge the complete round."""

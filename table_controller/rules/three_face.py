@@ -21,6 +21,12 @@ def first_seat(first_card: Card) -> str:
     return SEATS[(first_card >> 2) % 4]
 
 
+#: DEAL_ORDERS[start]: the whole round's positions when dealing starts at SEATS[start].
+DEAL_ORDERS: tuple[tuple[str, ...], ...] = tuple(
+    ("first",) + tuple(SEATS[(start + i) % 4] for i in range(12)) for start in range(4)
+)
+
+
 class ThreeFace(Game):
     """3 Face: the First Card, then ``player1``..``player3`` each against the ``banker``."""
 
@@ -48,8 +54,7 @@ class ThreeFace(Game):
             return "first"
         if dealt >= 13:
             return None
-        start = SEATS.index(first_seat(hands["first"][0]))
-        return SEATS[(start + dealt - 1) % 4]
+        return DEAL_ORDERS[(hands["first"][0] >> 2) % 4][dealt]
 
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:
