@@ -238,3 +238,23 @@ def test_three_face_every_hand_gets_three_cards_from_the_first_cards_seat(deck: 
     start = (deck[0] >> 2) % 4  # A,5,9,K -> 0; 2,6,T -> 1; 3,7,J -> 2; 4,8,Q -> 3
     assert deal.placed[1][0] == seats[start]
     assert all(len(deal.hands[s]) == 3 for s in seats)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+@settings(max_examples=100, deadline=None)
+@given(deck=decks, shoe=shoe_cards)
+def test_dealing_a_whole_round_places_cards_as_one_at_a_time(
+    name: str, deck: list[int], shoe: list[int]
+) -> None:
+    game = GAMES[name]
+    cards = shoe if game.decks > 1 else deck
+    whole, used = game.deal(cards)
+    one_by_one = game.new_deal()
+    for card in cards:
+        if one_by_one.is_complete:
+            break
+        one_by_one.place(card)
+    assert whole.placed == one_by_one.placed
+    assert whole.hands == one_by_one.hands
+    assert whole.is_complete and whole.next_position is None and whole.dealt == used
+    assert whole.result() == one_by_one.result()
