@@ -65,6 +65,9 @@ class ThreeFace(Game):
             return None
         return DEAL_ORDERS[(hands["first"][0] >> 2) % 4][dealt]
 
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str]:
+        return DEAL_ORDERS[(cards[0] >> 2) % 4]
+
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:
             raise DealError(f"a 3 Face hand has 3 cards, not {len(cards)}")

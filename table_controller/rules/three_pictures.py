@@ -49,6 +49,9 @@ class ThreePictures(Game):
         order = self.deal_order
         return order[dealt] if dealt < len(order) else None
 
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str]:
+        return self.deal_order
+
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:
             raise DealError(f"a Three Pictures hand has 3 cards, not {len(cards)}")
