@@ -362,3 +362,8 @@ def test_a_zero_win_written_minus_zero_settles_as_0_not_minus_0(tmp_path: Path) 
     baccarat_with(tmp_path, 'win = "9"', 'win = "-0"')
     result = load_game("studio", tmp_path).deal(parse_cards("8S 5H KD 3C".split()))[0].result()
     assert result.to_dict()["payouts"]["tie"] == "0"
+
+
+def test_title_that_is_not_a_string(tmp_path: Path) -> None:
+    msg = error_of(baccarat_with(tmp_path, 'title = "Studio baccarat"', "title = 5"))
+    assert "studio.toml" in msg and "key 'title'" in msg and "string" in msg
