@@ -144,6 +144,8 @@ def parse_variant(
     for key in ("id", "game"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise VariantError(f"{source}: key {key!r} is missing or not a string")
+    if not isinstance(data.get("title", ""), str):
+        raise VariantError(f"{source}: key 'title' must be a string, not {data['title']!r}")
     options_in = data.get("options", {})
     if not isinstance(options_in, dict):
         raise VariantError(f"{source}: [options] must be a table")
@@ -170,7 +172,7 @@ def parse_variant(
     return Variant(
         id=data["id"],
         game=data["game"],
-        title=str(data.get("title", data["id"])),
+        title=data.get("title", data["id"]),
         options=options,
         bets=bets,
         source=source,
