@@ -367,3 +367,10 @@ def test_a_zero_win_written_minus_zero_settles_as_0_not_minus_0(tmp_path: Path) 
 def test_title_that_is_not_a_string(tmp_path: Path) -> None:
     msg = error_of(baccarat_with(tmp_path, 'title = "Studio baccarat"', "title = 5"))
     assert "studio.toml" in msg and "key 'title'" in msg and "string" in msg
+
+
+def test_option_for_a_game_that_has_none_says_so(tmp_path: Path) -> None:
+    text = (builtin_variants_dir() / "teen-patti-2020.toml").read_text().replace(
+        'id = "teen-patti-2020"', 'id = "tpt"').replace("[bets.a]", "[options]\ndecks = 1\n\n[bets.a]")
+    msg = error_of(write(tmp_path, "tpt", text))
+    assert msg.endswith("tpt.toml: [options]: unknown key 'decks' (game 'teen-patti-2020' has no options)")
