@@ -125,12 +125,13 @@ def parse_money(value: Any, where: str) -> Decimal:
     return amount if amount else Decimal(0)  # "-0" and "0.00" settle as "0"
 
 
-def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
+def _check_keys(
+    table: dict[str, Any], allowed: set[str], where: str, none_allowed: str = "none allowed"
+) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise VariantError(
-            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
-        )
+        listed = f"allowed: {', '.join(sorted(allowed))}" if allowed else none_allowed
+        raise VariantError(f"{where}: unknown key {unknown[0]!r} ({listed})")
 
 
 def parse_variant(
@@ -149,7 +150,10 @@ def parse_variant(
     options_in = data.get("options", {})
     if not isinstance(options_in, dict):
         raise VariantError(f"{source}: [options] must be a table")
-    _check_keys(options_in, set(option_specs), f"{source}: [options]")
+    _check_keys(
+        options_in, set(option_specs), f"{source}: [options]",
+        none_allowed=f"game {data['game']!r} has no options",
+    )
     options: dict[str, Any] = {}
     for name, spec in option_specs.items():
         value = options_in.get(name, spec.default)
