@@ -6,6 +6,8 @@ import random
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table_controller.errors import CardError, UnknownCard
 from table_controller.rules import card_code, money_text, parse_card, parse_cards
@@ -90,3 +92,16 @@ def test_seeded_shuffle_is_reproducible_and_complete() -> None:
 )
 def test_money_text_is_a_plain_decimal_string(amount: Decimal, text: str) -> None:
     assert money_text(amount) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=5) | st.sampled_from(["10S", "10h", " kc", "T", "10", "1OS", "AS\n"]))
+def test_any_text_is_a_card_or_an_unknown_card_error(text: str) -> None:
+    try:
+        card = parse_card(text)
+    except UnknownCard as e:
+        assert repr(text) in str(e)
+    else:
+        assert 0 <= card < 52
+        normal = text.strip().upper().replace("10", "T", 1)
+        assert card_code(card) == normal
