@@ -100,6 +100,16 @@ class Game(ABC):
     def classify(self, cards: Sequence[Card]) -> str:
         """The class name of one hand."""
 
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str] | None:
+        """Every card's position for a round starting with ``cards``, when that is known up front.
+
+        Games whose order never depends on the cards (Three Pictures, Teen Patti) or only
+        on the first card (3 Face) return it, so :meth:`deal` can place a whole round at
+        once; it must agree with :meth:`next_position`. None (the default, and baccarat's
+        tableau) means the round is dealt card by card.
+        """
+        return None
+
     def new_deal(self) -> Deal:
         """An empty round, ready for its first card."""
         return Deal(self)
@@ -110,12 +120,16 @@ class Game(ABC):
         Returns the deal and how many cards it used; raises
         :class:`~table_controller.errors.NotEnoughCards` if they run out first.
         """
+        order = self.whole_deal_order(cards) if cards else None
+        if order is not None and len(cards) >= len(order):
+            return Deal.whole(self, order, cards), len(order)
         deal = Deal(self)
+        place = deal.place
         for card in cards:
-            if deal.is_complete:
+            if deal.next_position is None:
                 break
-            deal.place(card)
-        if not deal.is_complete:
+            place(card)
+        if deal.next_position is not None:
             raise NotEnoughCards(
                 f"{self.variant.id}: the round needs more cards than the {len(cards)} given "
                 f"(next card goes to {deal.next_position!r})"
@@ -131,6 +145,18 @@ class Deal:
         self.hands: dict[str, list[Card]] = {p: [] for p in game.positions}
         self.placed: list[tuple[str, int, Card]] = []
         self._next: str | None = game.next_position(self.hands, 0)
+
+    @classmethod
+    def whole(cls, game: Game, order: Sequence[str], cards: Sequence[Card]) -> Deal:
+        """A complete round: ``cards[i]`` placed at ``order[i]`` (the game's whole deal order)."""
+        deal = cls(game)
+        hands, placed = deal.hands, deal.placed
+        for position, card in zip(order, cards):
+            hand = hands[position]
+            placed.append((position, len(hand), card))
+            hand.append(card)
+        deal._next = None
+        return deal
 
     @property
     def dealt(self) -> int:
@@ -156,10 +182,12 @@ class Deal:
                 f"{self.game.variant.id}: card {CODES[card]} arrived after the round was complete"
             )
         hand = self.hands[position]
+        index = len(hand)
         hand.append(card)
-        self.placed.append((position, len(hand) - 1, card))
-        self._next = self.game.next_position(self.hands, len(self.placed))
-        return position, len(hand) - 1
+        placed = self.placed
+        placed.append((position, index, card))
+        self._next = self.game.next_position(self.hands, len(placed))
+        return position, index
 
     def result(self) -> RoundResult:
         """Judge the complete round."""

@@ -22,7 +22,7 @@ def load_variant_file(path: Path) -> Variant:
     """Read and validate one variant file; errors name the file and the key."""
     data = read_variant_file(path)
     game_id = data.get("game")
-    if game_id not in GAMES:
+    if not isinstance(game_id, str) or game_id not in GAMES:
         raise VariantError(
             f"{path}: key 'game' names unknown game {game_id!r} (known: {', '.join(GAMES)})"
         )

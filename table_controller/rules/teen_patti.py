@@ -44,6 +44,9 @@ class TeenPatti2020(Game):
     def next_position(self, hands: Mapping[str, Sequence[Card]], dealt: int) -> str | None:
         return ORDER[dealt] if dealt < 6 else None
 
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str]:
+        return ORDER
+
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:
             raise DealError(f"a Teen Patti hand has 3 cards, not {len(cards)}")

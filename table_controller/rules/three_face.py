@@ -9,7 +9,7 @@ from table_controller.errors import DealError
 from table_controller.rules.cards import CODES, Card
 from table_controller.rules.game import LOSS, PUSH, Game, Hand, RoundResult
 from table_controller.rules.hands import POKER3_CATEGORIES, poker3_category, three_pictures_class
-from table_controller.rules.variant import BetSpec, OptionSpec
+from table_controller.rules.variant import BetSpec, BetTerms, OptionSpec, Variant
 
 SEATS = ("banker", "player1", "player2", "player3")
 PLAYERS = SEATS[1:]
@@ -19,6 +19,12 @@ PAIR_PLUS_KEYS = tuple(c for c in POKER3_CATEGORIES if c != "high-card")
 def first_seat(first_card: Card) -> str:
     """Where dealing starts: A,5,9,K banker; 2,6,T player1; 3,7,J player2; 4,8,Q player3."""
     return SEATS[(first_card >> 2) % 4]
+
+
+#: DEAL_ORDERS[start]: the whole round's positions when dealing starts at SEATS[start].
+DEAL_ORDERS: tuple[tuple[str, ...], ...] = tuple(
+    ("first",) + tuple(SEATS[(start + i) % 4] for i in range(12)) for start in range(4)
+)
 
 
 class ThreeFace(Game):
@@ -34,6 +40,15 @@ class ThreeFace(Game):
         "three_pictures": BetSpec(per_position=True),
     }
 
+    def __init__(self, variant: Variant) -> None:
+        super().__init__(variant)
+        self._tie_on_class = variant.options["tie_basis"] == "class"
+        #: player -> ((bet kind, bet name, terms), ...): settled in this order every round.
+        self._player_bets: dict[str, tuple[tuple[str, str, BetTerms], ...]] = {
+            player: tuple((kind, f"{player}.{kind}", terms) for kind, terms in variant.bets.items())
+            for player in PLAYERS
+        }
+
     def _positions(self) -> tuple[str, ...]:
         return ("first",) + SEATS
 
@@ -48,8 +63,10 @@ class ThreeFace(Game):
             return "first"
         if dealt >= 13:
             return None
-        start = SEATS.index(first_seat(hands["first"][0]))
-        return SEATS[(start + dealt - 1) % 4]
+        return DEAL_ORDERS[(hands["first"][0] >> 2) % 4][dealt]
+
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str]:
+        return DEAL_ORDERS[(cards[0] >> 2) % 4]
 
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:
@@ -60,8 +77,7 @@ class ThreeFace(Game):
         return self.variant.bets["pair_plus"].pays.get(poker3_category(cards), LOSS)
 
     def judge(self, hands: Mapping[str, Sequence[Card]]) -> RoundResult:
-        bets = self.variant.bets
-        tie_on_class = self.variant.options["tie_basis"] == "class"
+        tie_on_class = self._tie_on_class
         b_cls, b_strength, b_points = three_pictures_class(hands["banker"])
         result_hands = {
             "first": Hand(tuple(CODES[c] for c in hands["first"]), None, None),
@@ -75,7 +91,7 @@ class ThreeFace(Game):
             result_hands[player] = Hand(tuple(CODES[c] for c in cards), cls, points)
             won, lost = strength > b_strength, strength < b_strength
             outcome[player] = "win" if won else "lose" if lost else "tie"
-            for name, terms in bets.items():
+            for name, key, terms in self._player_bets[player]:
                 if name == "win":
                     value = terms.on_win(points) if won else LOSS if lost else PUSH
                 elif name == "lose":
@@ -87,8 +103,8 @@ class ThreeFace(Game):
                     value = self._pair_plus(cards)
                 else:  # three_pictures
                     value = terms.on_win() if cls == "3P" else LOSS
-                payouts[f"{player}.{name}"] = value
-        if "pair_plus" in bets:
+                payouts[key] = value
+        if "pair_plus" in self.variant.bets:
             payouts["banker.pair_plus"] = self._pair_plus(hands["banker"])
         ordered = {p: result_hands[p] for p in self.positions}
         return RoundResult(hands=ordered, outcome=outcome, payouts=payouts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from functools import cached_property
 
 from table_controller.errors import DealError
 from table_controller.rules.cards import CODES, Card
@@ -39,10 +40,17 @@ class ThreePictures(Game):
         boxes = self.positions[:-1]
         return tuple(f"{box}.{bet}" for box in boxes for bet in self.variant.bets)
 
+    @cached_property
+    def deal_order(self) -> tuple[str, ...]:
+        """Every card's position in order: box1..boxN then banker, three times round."""
+        return self.positions * 3
+
     def next_position(self, hands: Mapping[str, Sequence[Card]], dealt: int) -> str | None:
-        if dealt >= 3 * len(self.positions):
-            return None
-        return self.positions[dealt % len(self.positions)]
+        order = self.deal_order
+        return order[dealt] if dealt < len(order) else None
+
+    def whole_deal_order(self, cards: Sequence[Card]) -> Sequence[str]:
+        return self.deal_order
 
     def classify(self, cards: Sequence[Card]) -> str:
         if len(cards) != 3:

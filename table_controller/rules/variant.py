@@ -122,15 +122,16 @@ def parse_money(value: Any, where: str) -> Decimal:
         raise VariantError(f"{where}: expected a decimal string, got {value!r}")
     if not amount.is_finite() or amount < 0:
         raise VariantError(f"{where}: a net win must be a finite amount >= 0, not {value!r}")
-    return amount
+    return amount if amount else Decimal(0)  # "-0" and "0.00" settle as "0"
 
 
-def _check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
+def _check_keys(
+    table: dict[str, Any], allowed: set[str], where: str, none_allowed: str = "none allowed"
+) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise VariantError(
-            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
-        )
+        listed = f"allowed: {', '.join(sorted(allowed))}" if allowed else none_allowed
+        raise VariantError(f"{where}: unknown key {unknown[0]!r} ({listed})")
 
 
 def parse_variant(
@@ -144,10 +145,15 @@ def parse_variant(
     for key in ("id", "game"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise VariantError(f"{source}: key {key!r} is missing or not a string")
+    if not isinstance(data.get("title", ""), str):
+        raise VariantError(f"{source}: key 'title' must be a string, not {data['title']!r}")
     options_in = data.get("options", {})
     if not isinstance(options_in, dict):
         raise VariantError(f"{source}: [options] must be a table")
-    _check_keys(options_in, set(option_specs), f"{source}: [options]")
+    _check_keys(
+        options_in, set(option_specs), f"{source}: [options]",
+        none_allowed=f"game {data['game']!r} has no options",
+    )
     options: dict[str, Any] = {}
     for name, spec in option_specs.items():
         value = options_in.get(name, spec.default)
@@ -170,7 +176,7 @@ def parse_variant(
     return Variant(
         id=data["id"],
         game=data["game"],
-        title=str(data.get("title", data["id"])),
+        title=data.get("title", data["id"]),
         options=options,
         bets=bets,
         source=source,
@@ -193,8 +199,14 @@ def _parse_bet(table: Any, spec: BetSpec, where: str) -> BetTerms:
     if "win" not in table:
         raise VariantError(f"{where}.win is missing")
     win = parse_money(table["win"], f"{where}.win")
+    exceptions_in = table.get("win_on_points", {})
+    if not isinstance(exceptions_in, dict):
+        raise VariantError(
+            f"{where}.win_on_points must be a table such as {{ 6 = \"0.5\" }}, "
+            f"not {exceptions_in!r}"
+        )
     exceptions: dict[int, Decimal] = {}
-    for key, value in table.get("win_on_points", {}).items():
+    for key, value in exceptions_in.items():
         try:
             points = int(key)
         except ValueError:
@@ -212,5 +224,9 @@ def read_variant_file(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise VariantError(f"{path}: not valid TOML: {e}") from e
+    except UnicodeDecodeError as e:
+        raise VariantError(
+            f"{path}: not valid TOML: byte {e.start} is not UTF-8 (save the file as UTF-8)"
+        ) from e
     except OSError as e:
         raise VariantError(f"{path}: cannot read: {e.strerror}") from e
