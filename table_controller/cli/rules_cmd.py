@@ -97,8 +97,12 @@ def run_classify(args: argparse.Namespace) -> int:
 
     game = load_game(args.game, args.variants_dir)
     cards = parse_cards(args.cards)
-    if len(set(cards)) != len(cards):
-        raise DuplicateCard(f"the same card is given twice: {' '.join(args.cards)}")
+    for card in set(cards):
+        if cards.count(card) > game.decks:
+            raise DuplicateCard(
+                f"card {args.cards[cards.index(card)]} is given {cards.count(card)} times; "
+                f"the {args.game} shoe holds {game.decks}"
+            )
     cls = game.classify(cards)
     if args.json:
         print(json.dumps({"game": args.game, "cards": args.cards, "class": cls}))

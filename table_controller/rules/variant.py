@@ -122,6 +122,8 @@ def parse_money(value: Any, where: str) -> Decimal:
         raise VariantError(f"{where}: expected a decimal string, got {value!r}")
     if not amount.is_finite() or amount < 0:
         raise VariantError(f"{where}: a net win must be a finite amount >= 0, not {value!r}")
+    if amount >= 1_000_000_000 or (amount and amount.adjusted() < -6):
+        raise VariantError(f"{where}: {value!r} is not a plausible net win (0.000001 .. 999999999)")
     return amount if amount else Decimal(0)  # "-0" and "0.00" settle as "0"
 
 
