@@ -287,4 +287,4 @@ def test_scripted_cards_are_checked() -> None:
 def test_seeded_shoe_is_reproducible() -> None:
     a = SimulatedShoe(FakePort(), seed=42, decks=1)
     b = SimulatedShoe(FakePort(), seed=42, decks=1)
-    assert a._cards == b._cards and sorted(a._cards) != a._cards and len(a._cards) == 52
+    assert list(a._cards) == list(b._cards) != sorted(a._cards) and len(a._cards) == 52

@@ -12,6 +12,7 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -99,17 +100,17 @@ class SimulatedShoe:
         self.drawn: list[str] = []
         self.unread: list[str] = []
         self._decks = decks
-        self._cards: list[str] = self._new_cards(cards, decks)
+        self._cards: deque[str] = self._new_cards(cards, decks)
         self._replug_at: float | None = None
         self._next_unplug: float | None = None
 
-    def _new_cards(self, cards: Sequence[str] | None, decks: int) -> list[str]:
+    def _new_cards(self, cards: Sequence[str] | None, decks: int) -> deque[str]:
         if cards is None:
-            return shuffled_codes(decks, self._rng)
+            return deque(shuffled_codes(decks, self._rng))
         bad = [c for c in cards if c not in CARD_CODES]
         if bad:
             raise ShoeError(f"card code {bad[0]!r} is not rank A23456789TJQK + suit SHDC")
-        return list(cards)
+        return deque(cards)
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
@@ -185,7 +186,7 @@ class SimulatedShoe:
             if self._cut_at is not None and not self._cut_done and self._count >= self._cut_at:
                 self._cut_done = True
                 self.link.send("CUT", (str(self._count),), now)
-            code = self._cards.pop(0)
+            code = self._cards.popleft()
             self._count += 1
             self.drawn.append(code)
             self.link.send("CARD", (code, "RO", str(self._count)), now)
@@ -201,7 +202,7 @@ class SimulatedShoe:
             if self._gate_locked or not self._cards:
                 return False
             now = self._clock()
-            self.unread.append(self._cards.pop(0))
+            self.unread.append(self._cards.popleft())
             self._count += 1
             self.link.send("NOREAD", (str(self._count),), now)
             if not self._cards:
