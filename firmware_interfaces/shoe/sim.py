@@ -42,13 +42,14 @@ class Pacer:
         self._clock = clock
         self._free_at = 0.0
 
-    def wait(self, nbytes: int) -> None:
-        """Block until ``nbytes`` started now would have left the wire."""
+    def wait(self, nbytes: int) -> float:
+        """Block until ``nbytes`` queued now would have left the wire; returns their start time."""
         now = self._clock()
-        self._free_at = max(now, self._free_at) + nbytes * self.byte_time
-        delay = self._free_at - now
-        if delay > 0:
-            time.sleep(delay)
+        start = max(now, self._free_at)
+        self._free_at = end = start + nbytes * self.byte_time
+        if end > now:
+            time.sleep(end - now)
+        return start
 
 
 class SimulatedShoe:
@@ -58,7 +59,9 @@ class SimulatedShoe:
     (PtyPort, TcpPort) or any pyserial-like object. ``cards``: a scripted
     order of codes instead of a shuffled ``decks``-deck shoe; ``cut_at``: the
     cut card comes out after that many cards. ``baudrate`` paces the shoe's
-    transmit side (a pty itself has no speed).
+    transmit side (a pty itself has no speed). ``on_transmit(bytes, started)``
+    is called after each write with the ``time.perf_counter()`` at which the
+    bytes started onto the (paced) wire: benchmarks measure latency from it.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class SimulatedShoe:
         baudrate: int | None = None,
         codec: Codec | None = None,
         on_action: Callable[[str], None] | None = None,
+        on_transmit: Callable[[bytes, float], None] | None = None,
     ) -> None:
         if decks < 1:
             raise ShoeError(f"decks={decks}: a shoe holds at least one deck")
@@ -87,6 +91,7 @@ class SimulatedShoe:
         self._codec = codec or SLP1Codec()
         self._pacer = Pacer(baudrate) if baudrate else None
         self._on_action = on_action
+        self._on_transmit = on_transmit
         self._lock = threading.RLock()
         self._gate_changed = threading.Condition(self._lock)
         self._stop = threading.Event()
@@ -320,9 +325,10 @@ class SimulatedShoe:
             wire = self.faults.apply(frame)
             if not wire:
                 continue
-            if self._pacer is not None:
-                self._pacer.wait(len(wire))
+            started = self._pacer.wait(len(wire)) if self._pacer else time.perf_counter()
             self.port.write(wire)
+            if self._on_transmit is not None:
+                self._on_transmit(wire, started)
 
     def _report(self, text: str) -> None:
         if self._on_action is not None:
