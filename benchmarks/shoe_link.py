@@ -224,7 +224,7 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=20000, help="cards streamed unpaced")
     parser.add_argument("--latency-cards", type=int, default=3000, help="single-card latency samples")
     parser.add_argument("--paced-cards", type=int, default=500, help="cards at 115200 baud")
-    parser.add_argument("--fault-cards", type=int, default=1000, help="cards with 5%% drop + 5%% corruption")
+    parser.add_argument("--fault-cards", type=int, default=500, help="cards with 5%% drop + 5%% corruption")
     print(json.dumps(run(parser.parse_args())))
 
 

@@ -270,3 +270,18 @@ def test_driver_keeps_reporting_link_down_while_the_port_cannot_open(cleanup: li
     assert rec.wait_for_type(LinkDown, 2.0)
     assert "cannot open the shoe port" in rec.of_type(LinkDown)[0].reason
     assert not driver.is_up and driver.link_state is None
+
+
+def test_periodic_unplug_fault_through_a_real_pty_keeps_every_card(cleanup: list, tmp_path) -> None:
+    port = PtyPort(tmp_path / "shoe")
+    plan = FaultPlan(unplug_every=0.4, unplug_for=0.2)
+    shoe, driver, rec = start_pair(cleanup, port, str(tmp_path / "shoe"), shoe_faults=plan,
+                                   seed=2, decks=1)
+    unlock(driver, shoe)
+    drawn = [shoe.draw() for _ in range(10)]
+    for downs in (1, 2):
+        assert rec.wait_for_type(LinkDown, 5.0, count=downs)
+        drawn += [shoe.draw() for _ in range(10)]
+    assert rec.wait_for(lambda ev: sum(isinstance(e, CardDrawn) for e in ev) >= 30, 10.0)
+    assert rec.cards == drawn
+    assert plan.counters.unplugs >= 2 and driver.stats.reconnects >= 2
