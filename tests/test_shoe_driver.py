@@ -285,3 +285,14 @@ def test_periodic_unplug_fault_through_a_real_pty_keeps_every_card(cleanup: list
     assert rec.wait_for(lambda ev: sum(isinstance(e, CardDrawn) for e in ev) >= 30, 10.0)
     assert rec.cards == drawn
     assert plan.counters.unplugs >= 2 and driver.stats.reconnects >= 2
+
+
+def test_wait_up_raises_shoe_link_down_naming_the_reason(cleanup: list, tmp_path) -> None:
+    from firmware_interfaces.shoe import ShoeLinkDown
+
+    driver = ShoeDriver(open_url(str(tmp_path / "missing")), timing=FAST_TIMING)
+    driver.start()
+    cleanup.append(driver)
+    with pytest.raises(ShoeLinkDown, match="not up after 0.3 s: cannot open the shoe port"):
+        driver.wait_up(0.3)
+    assert isinstance(driver.get_event(1.0), LinkDown)  # no listener: events queue up

@@ -20,7 +20,8 @@ from typing import Any
 import serial
 
 from firmware_interfaces.shoe.codec import Codec, SLP1Codec
-from firmware_interfaces.shoe.events import LinkState, ShoeEvent
+from firmware_interfaces.shoe.errors import ShoeLinkDown
+from firmware_interfaces.shoe.events import LinkDown, LinkState, LinkUp, ShoeEvent
 from firmware_interfaces.shoe.link import ControllerLink
 from firmware_interfaces.shoe.stats import LinkStats
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
@@ -82,6 +83,8 @@ class ShoeDriver:
         self._transport: Transport | None = None
         self._thread: threading.Thread | None = None
         self._opened_once = False
+        self._up = threading.Event()
+        self._down_reason = "the link has not come up yet"
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
@@ -155,6 +158,11 @@ class ShoeDriver:
                 raise RuntimeError("ShoeDriver.start() must be called before sending commands")
             self._link.command(type_, self._clock())
             self._flush()
+
+    def wait_up(self, timeout: float) -> None:
+        """Block until frames from the shoe arrive; raises ShoeLinkDown after ``timeout`` s."""
+        if not self._up.wait(timeout):
+            raise ShoeLinkDown(f"shoe link not up after {timeout:g} s: {self._down_reason}")
 
     @property
     def is_up(self) -> bool:
@@ -274,6 +282,11 @@ class ShoeDriver:
     def _dispatch(self, events: list[ShoeEvent]) -> None:
         listener = self._listener
         for event in events:
+            if isinstance(event, LinkUp):
+                self._up.set()
+            elif isinstance(event, LinkDown):
+                self._up.clear()
+                self._down_reason = event.reason
             if listener is None:
                 self._events.put(event)
                 continue
