@@ -190,7 +190,7 @@ def test_locked_gate_never_yields_a_card(port: FakePort) -> None:
         assert [shoe.draw() for _ in range(5)] == [None] * 5
         assert shoe.draw_noread() is False
         assert shoe.drawn == [] and shoe.count == 0
-        assert [f.type for f in port.frames()] == ["HELLO"]
+        assert [f.type for f in port.frames()] == ["HELLO", "NEWSHOE"]
     finally:
         shoe.close()
 
@@ -243,7 +243,7 @@ def test_load_sends_newshoe_and_restarts_the_count(port: FakePort) -> None:
         assert shoe.wait_gate(False, 2.0)
         assert shoe.draw() == "4D"
         types = [(f.type, f.args) for f in port.frames() if f.type in ("CARD", "NEWSHOE")]
-        assert types == [("NEWSHOE", ("1",)), ("CARD", ("4D", "RO", "1"))]
+        assert types == [("NEWSHOE", ("8",)), ("NEWSHOE", ("1",)), ("CARD", ("4D", "RO", "1"))]
         assert shoe.count == 1 and shoe.remaining == 1
     finally:
         shoe.close()
@@ -257,7 +257,7 @@ def test_noread_lid_and_fault_frames(port: FakePort) -> None:
         assert shoe.draw_noread() is True
         shoe.set_lid(True)
         shoe.fault("JAM", "card stuck in the gate")
-        types = [(f.type, f.args) for f in port.frames() if f.type not in ("HELLO", "GATE", "ACK")]
+        types = [(f.type, f.args) for f in port.frames() if f.type in ("NOREAD", "LID", "FAULT")]
         assert types == [("NOREAD", ("1",)), ("LID", ("OPEN",)),
                          ("FAULT", ("JAM", "card stuck in the gate"))]
         assert shoe.unread == ["AS"] and shoe.lid_open

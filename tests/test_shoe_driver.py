@@ -18,6 +18,7 @@ from firmware_interfaces.shoe import (
     LinkUp,
     PtyPort,
     ShoeDriver,
+    ShoeEmpty,
     ShoeStatus,
     SimulatedShoe,
     SLP1Codec,
@@ -72,7 +73,8 @@ def test_cards_arrive_in_order_through_a_pty(cleanup: list) -> None:
     cards = rec.of_type(CardDrawn)
     assert [c.code for c in cards] == drawn == shoe.drawn
     assert [c.count for c in cards] == list(range(1, 53))
-    assert driver.link_state == LinkState(shoe.boot_id, cards[-1].link.seq + 1)  # + EMPTY
+    assert rec.wait_for_type(ShoeEmpty, 5.0)
+    assert rec.of_type(ShoeEmpty) == [ShoeEmpty(52, LinkState(shoe.boot_id, cards[-1].link.seq + 1))]
 
 
 @pytest.mark.slow

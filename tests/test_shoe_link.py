@@ -311,3 +311,17 @@ def test_stalled_stream_resynchronises_with_reset() -> None:
 def test_gate_answer_is_delivered_with_its_link_state() -> None:
     link = anchored()
     assert link.receive([Frame(1, "GATE", ("LOCKED",))], 0.1) == [Gate(True, LinkState(BOOT, 1))]
+
+
+def test_queued_gate_commands_are_superseded_by_the_newest() -> None:
+    link = anchored()
+    link.command("LOCK", 0.0)
+    lock = sent(link)[0]
+    for cmd in ("UNLOCK", "STATUS", "LOCK", "STATUS", "UNLOCK"):
+        link.command(cmd, 0.0)
+    assert link.commands_waiting == 3  # LOCK in flight, then STATUS, UNLOCK
+    link.receive([Frame(lock.seq, "ACK")], 0.1)
+    status = sent(link)
+    assert [f.type for f in status] == ["STATUS"]
+    link.receive([Frame(status[0].seq, "ACK")], 0.1)
+    assert [f.type for f in sent(link)] == ["UNLOCK"]

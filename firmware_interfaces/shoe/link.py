@@ -195,6 +195,12 @@ class ControllerLink:
             return
         if type not in COMMANDS:
             raise ValueError(f"unknown shoe command {type!r}: expected one of {sorted(COMMANDS)}")
+        # Commands are absolute: a queued LOCK/UNLOCK is superseded by a newer one, and a
+        # queued STATUS is not asked twice (the queue stays short while the shoe is away).
+        if type in ("LOCK", "UNLOCK"):
+            self._queue = deque(c for c in self._queue if c[0] not in ("LOCK", "UNLOCK"))
+        elif any(c[0] == type for c in self._queue):
+            return
         self._queue.append((type, args))
         self._pump(now)
 

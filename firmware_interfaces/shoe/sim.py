@@ -119,10 +119,11 @@ class SimulatedShoe:
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
-        """Power on (HELLO) and start the receive/timer thread."""
+        """Power on (HELLO, then NEWSHOE for the loaded cards) and start the receive/timer thread."""
         with self._lock:
             now = self._clock()
             self.link.power_on(now)
+            self.link.send("NEWSHOE", (str(self._decks),), now)
             if self.faults.unplug_every:
                 self._next_unplug = now + self.faults.unplug_every
             self._flush()
