@@ -250,7 +250,7 @@ def test_loop_url_delivers_frames_written_into_the_loop(cleanup: list) -> None:
     """loop:// echoes the driver's own ACKs back: they are stale ACKs, ignored."""
     loop = serial.serial_for_url("loop://", timeout=0.01)
     rec = EventRecorder()
-    driver = ShoeDriver(lambda: loop, listener=rec, timing=FAST_TIMING,
+    driver = ShoeDriver(lambda: loop, listener=rec, timing=DEFAULT_TIMING,
                         resume=LinkState("5F3A9C01", 16))
     driver.start()
     cleanup.append(driver)
