@@ -59,9 +59,10 @@ class SimulatedShoe:
     (PtyPort, TcpPort) or any pyserial-like object. ``cards``: a scripted
     order of codes instead of a shuffled ``decks``-deck shoe; ``cut_at``: the
     cut card comes out after that many cards. ``baudrate`` paces the shoe's
-    transmit side (a pty itself has no speed). ``on_transmit(bytes, started)``
-    is called after each write with the ``time.perf_counter()`` at which the
-    bytes started onto the (paced) wire: benchmarks measure latency from it.
+    transmit side (a pty itself has no speed). ``on_transmit(frame, started)``
+    is called after each frame is written (as encoded, before faults) with the
+    ``time.perf_counter()`` at which it started onto the (paced) wire:
+    benchmarks measure latency from it.
     """
 
     def __init__(
@@ -329,7 +330,10 @@ class SimulatedShoe:
             started = self._pacer.wait(len(wire)) if self._pacer else time.perf_counter()
             self.port.write(wire)
             if self._on_transmit is not None:
-                self._on_transmit(wire, started)
+                try:
+                    self._on_transmit(frame, started)
+                except Exception:
+                    log.exception("simulated shoe: on_transmit hook failed")
 
     def _report(self, text: str) -> None:
         if self._on_action is not None:
