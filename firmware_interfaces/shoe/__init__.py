@@ -50,7 +50,8 @@ from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 
 __all__ = [
     "CODECS", "CardDrawn", "Codec", "CodecCounters", "ControllerLink", "CutCard", "DEFAULT_TIMING",
-    "DeviceLink", "Fault", "FaultPlan", "FaultPlanError", "FaultyTransport", "FdPort", "Frame", "Gate",
+    "DeviceLink", "Fault", "FaultPlan", "FaultPlanError", "FaultyTransport", "FdPort", "Frame",
+    "Gate",
     "Hello", "Lid", "LinkDown", "LinkState", "LinkStats", "LinkTiming", "LinkUp", "MalformedFrame",
     "NewShoe", "NoRead", "PtyPort", "SLP1Codec", "SerialPort", "ShoeDriver", "ShoeEmpty",
     "ShoeError", "ShoeEvent", "ShoeInfo", "ShoeLinkDown", "ShoeProtocolError", "ShoeScriptError",

@@ -100,7 +100,9 @@ class DeviceLink:
         self._last_cmd = None
         self._start_session("-", now, resend=[])
 
-    def _start_session(self, nonce: str, now: float, resend: list[tuple[str, tuple[str, ...]]]) -> None:
+    def _start_session(
+        self, nonce: str, now: float, resend: list[tuple[str, tuple[str, ...]]]
+    ) -> None:
         self.boot_id = new_boot_id(self.boot_id or None)
         self.nonce = nonce
         self.stats.sessions += 1
@@ -199,7 +201,7 @@ class DeviceLink:
 
     # -- timers -------------------------------------------------------------
     def tick(self, now: float) -> None:
-        """Retransmit the window (every 250 ms, 1 s once the controller went quiet); HB when idle."""
+        """Retransmit the window (250 ms; 1 s once the controller went quiet); HB when idle."""
         t = self.timing
         if self._unacked:
             interval = t.retransmit if self.peer_heard(now) else t.slow_retransmit

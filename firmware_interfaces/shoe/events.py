@@ -204,10 +204,13 @@ def event_from_frame(frame: Frame, link: LinkState) -> ShoeEvent | None:
         code, reader = frame.args[0], frame.args[1]
         if code not in CARD_CODES:
             raise MalformedFrame(
-                f"CARD frame seq {frame.seq}: card code {code!r} is not rank A23456789TJQK + suit SHDC"
+                f"CARD frame seq {frame.seq}: card code {code!r} is not "
+                "rank A23456789TJQK + suit SHDC"
             )
         if reader not in READERS:
-            raise MalformedFrame(f"CARD frame seq {frame.seq}: reader {reader!r}: expected R, O or RO")
+            raise MalformedFrame(
+                f"CARD frame seq {frame.seq}: reader {reader!r}: expected R, O or RO"
+            )
         return CardDrawn(code, reader, _count(frame, 2, "count"), link)
     if t == "NOREAD":
         _need(frame, 1, "count")

@@ -120,7 +120,7 @@ class SimulatedShoe:
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
-        """Power on (HELLO, then NEWSHOE for the loaded cards) and start the receive/timer thread."""
+        """Power on (HELLO, then NEWSHOE for the loaded cards); start the receive/timer thread."""
         with self._lock:
             now = self._clock()
             self.link.power_on(now)
@@ -220,7 +220,10 @@ class SimulatedShoe:
 
     def set_lid(self, is_open: bool) -> None:
         """Open or close the lid (LID frame)."""
-        self._send_now("LID", ("OPEN" if is_open else "CLOSED",), lambda: setattr(self, "_lid_open", is_open))
+        def apply() -> None:
+            self._lid_open = is_open
+
+        self._send_now("LID", ("OPEN" if is_open else "CLOSED",), apply)
 
     def fault(self, code: str, text: str) -> None:
         """Report a device fault (FAULT frame)."""
@@ -239,7 +242,9 @@ class SimulatedShoe:
             self._flush()
         self._report(f"new shoe of {self._decks} decks")
 
-    def _send_now(self, type_: str, args: tuple[str, ...], apply: Callable[[], None] | None = None) -> None:
+    def _send_now(
+        self, type_: str, args: tuple[str, ...], apply: Callable[[], None] | None = None
+    ) -> None:
         with self._lock:
             if apply is not None:
                 apply()

@@ -46,9 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                      help="the simulated dealer draws a card this often while the gate is unlocked")
     sim.add_argument("--faults", default="", metavar="SPEC",
                      help="faults on the shoe's transmit side, e.g. "
-                          "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,unplug-every=30,unplug-for=3")
+                          "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,"
+                          "unplug-every=30,unplug-for=3")
     sim.add_argument("--baud", type=int, metavar="RATE",
-                     help="pace the shoe's output to this baud rate (a pty has no speed of its own)")
+                     help="pace the shoe's output to this baud rate (a pty has no speed)")
     sim.set_defaults(func=run_sim)
 
     monitor = sub.add_parser(
@@ -60,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             f"statistics. Commands on stdin, one a line: {MONITOR_COMMANDS}."
         ),
     )
-    monitor.add_argument("device", metavar="DEVICE", help="/dev/ttyUSB0, socket://host:port, a pty path")
+    monitor.add_argument("device", metavar="DEVICE",
+                         help="/dev/ttyUSB0, socket://host:port, a pty path")
     monitor.add_argument("--json", action="store_true", help="one JSON object per line")
     monitor.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
     monitor.add_argument("--resume", metavar="BOOT:SEQ",
@@ -125,7 +127,9 @@ def _make_port(args: argparse.Namespace) -> Any:
         try:
             port = int(link[4:])
         except ValueError:
-            raise TableError(f"--link {args.link!r}: expected tcp:PORT with a port number") from None
+            raise TableError(
+                f"--link {args.link!r}: expected tcp:PORT with a port number"
+            ) from None
         try:
             return TcpPort(port)
         except OSError as e:
@@ -133,7 +137,9 @@ def _make_port(args: argparse.Namespace) -> Any:
     raise TableError(f"--link {args.link!r}: expected pty or tcp:PORT")
 
 
-def run_sim(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+def run_sim(
+    args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
     from firmware_interfaces.shoe.faults import FaultPlan
     from firmware_interfaces.shoe.sim import SimulatedShoe
 
@@ -154,7 +160,8 @@ def run_sim(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextI
     shoe.start()
     out(f"boot {shoe.boot_id}, gate locked, {shoe.remaining} cards, faults {faults.describe()}")
     if args.draw_every:
-        threading.Thread(target=_dealer, args=(shoe, args.draw_every, stop, out), daemon=True).start()
+        dealer_args = (shoe, args.draw_every, stop, out)
+        threading.Thread(target=_dealer, args=dealer_args, daemon=True).start()
     threading.Thread(target=_sim_commands, args=(shoe, stdin, stop, out), daemon=True).start()
     try:
         stop.wait()
@@ -198,11 +205,11 @@ def _sim_command(shoe: Any, words: list[str], out: _Printer) -> bool:
     if cmd == "draw":
         for _ in range(int(words[1]) if len(words) > 1 else 1):
             if shoe.draw() is None:
-                out("no card: the gate is locked" if shoe.gate_locked else "no card: the shoe is empty")
+                out(_no_card(shoe))
                 break
     elif cmd == "noread":
         if not shoe.draw_noread():
-            out("no card: the gate is locked" if shoe.gate_locked else "no card: the shoe is empty")
+            out(_no_card(shoe))
     elif cmd == "lid" and len(words) == 2 and words[1].lower() in ("open", "close", "closed"):
         shoe.set_lid(words[1].lower() == "open")
     elif cmd == "unplug":
@@ -220,6 +227,10 @@ def _sim_command(shoe: Any, words: list[str], out: _Printer) -> bool:
     else:
         raise ValueError("unknown command")
     return False
+
+
+def _no_card(shoe: Any) -> str:
+    return "no card: the gate is locked" if shoe.gate_locked else "no card: the shoe is empty"
 
 
 def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
