@@ -111,7 +111,9 @@ def ms(x: float) -> float:
     return round(x * 1000, 4)
 
 
-def throughput(shoe: SimulatedShoe, probe: Probe, n: int, timeout: float) -> tuple[float, list[str]]:
+def throughput(
+    shoe: SimulatedShoe, probe: Probe, n: int, timeout: float
+) -> tuple[float, list[str]]:
     start_count = len(probe.codes)
     probe.expect(start_count + n)
     t0 = time.perf_counter()
@@ -172,7 +174,8 @@ def run(args: argparse.Namespace) -> dict:
         result["paced_115200"] = {
             "card_frames_per_s": round(rate), "wire_frames_per_s": round(BAUD / 10 / nbytes),
             "frame_bytes": nbytes, "wire_time_ms": ms(wire),
-            "latency_p50_ms": ms(pct(over, 0.5) + wire), "latency_p99_ms": ms(pct(over, 0.99) + wire),
+            "latency_p50_ms": ms(pct(over, 0.5) + wire),
+            "latency_p99_ms": ms(pct(over, 0.99) + wire),
             "p50_over_wire_ms": ms(pct(over, 0.5)), "p99_over_wire_ms": ms(pct(over, 0.99)),
         }
     finally:
@@ -193,7 +196,8 @@ def run(args: argparse.Namespace) -> dict:
             "latency_cards": len(lat),
             "latency_p50_ms": ms(pct(lat, 0.5)), "latency_p99_ms": ms(pct(lat, 0.99)),
             "bad_crc": stats.bad_crc, "duplicates": stats.duplicates,
-            "out_of_order": stats.out_of_order, "shoe_retransmissions": shoe.link.stats.retransmissions,
+            "out_of_order": stats.out_of_order,
+            "shoe_retransmissions": shoe.link.stats.retransmissions,
         }
     finally:
         driver.close()
@@ -212,7 +216,8 @@ def run(args: argparse.Namespace) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=20000, help="cards streamed unpaced")
-    parser.add_argument("--latency-cards", type=int, default=3000, help="single-card latency samples")
+    parser.add_argument("--latency-cards", type=int, default=3000,
+                        help="single-card latency samples")
     parser.add_argument("--paced-cards", type=int, default=500, help="cards at 115200 baud")
     parser.add_argument("--fault-cards", type=int, default=300,
                         help="cards streamed with 5%% drop + 5%% corruption")

@@ -88,7 +88,9 @@ def test_bad_fault_spec_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "fault drop=1.5: a probability must be in 0..1" in capsys.readouterr().err
 
 
-def test_bad_script_names_the_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_script_names_the_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = tmp_path / "cards.txt"
     script.write_text("AS KH\nQD 1X\n")
     assert main(["shoe", "sim", "--script", str(script)]) == 2

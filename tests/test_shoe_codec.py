@@ -201,7 +201,7 @@ def test_structured_frames_survive_any_chunking(frames: list[Frame], data: st.Da
 def test_noise_between_frames_loses_only_the_damaged_ones(
     items: list[tuple[Frame, bytes, bool]]
 ) -> None:
-    """Garbage between frames costs at most the frame it runs into; a flipped bit costs one frame."""
+    """Garbage between frames costs nothing; a flipped bit costs its own frame only."""
     codec = SLP1Codec()
     wire = b""
     survivors = []

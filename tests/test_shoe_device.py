@@ -177,7 +177,8 @@ def port() -> FakePort:
 
 def sim(port: FakePort, **kw: object) -> SimulatedShoe:
     # Timers out of the way (no retransmission, no HB), but a short tick so close() is quick.
-    timing = LinkTiming(retransmit=100, link_down=100, slow_retransmit=100, heartbeat=100, tick=0.01)
+    timing = LinkTiming(retransmit=100, link_down=100, slow_retransmit=100, heartbeat=100,
+                        tick=0.01)
     shoe = SimulatedShoe(port, timing=timing, **kw)
     shoe.start()
     return shoe

@@ -74,7 +74,8 @@ def test_cards_arrive_in_order_through_a_pty(cleanup: list) -> None:
     assert [c.code for c in cards] == drawn == shoe.drawn
     assert [c.count for c in cards] == list(range(1, 53))
     assert rec.wait_for_type(ShoeEmpty, 5.0)
-    assert rec.of_type(ShoeEmpty) == [ShoeEmpty(52, LinkState(shoe.boot_id, cards[-1].link.seq + 1))]
+    empty = ShoeEmpty(52, LinkState(shoe.boot_id, cards[-1].link.seq + 1))
+    assert rec.of_type(ShoeEmpty) == [empty]
 
 
 @pytest.mark.slow
@@ -129,8 +130,10 @@ def test_unplug_as_silence_reports_link_down_and_recovers_every_card(cleanup: li
     assert rec.of_type(LinkDown)[0].reason.startswith("no frame from the shoe for")
 
 
-def test_pulled_cable_read_error_reopens_the_same_path_with_backoff(cleanup: list, tmp_path) -> None:
-    """The pty really closes (reads fail, the path vanishes), then comes back under the same path."""
+def test_pulled_cable_read_error_reopens_the_same_path_with_backoff(
+    cleanup: list, tmp_path
+) -> None:
+    """The pty really closes (reads fail, the path vanishes), then returns under the same path."""
     port = PtyPort(tmp_path / "shoe")
     shoe, driver, rec = start_pair(cleanup, port, str(tmp_path / "shoe"), seed=6, decks=2)
     unlock(driver, shoe)
@@ -255,7 +258,8 @@ def test_loop_url_delivers_frames_written_into_the_loop(cleanup: list) -> None:
     driver.start()
     cleanup.append(driver)
     codec = SLP1Codec()
-    loop.write(codec.encode(17, "CARD", ("TS", "RO", "143")) + codec.encode(18, "CARD", ("AH", "O", "144")))
+    loop.write(codec.encode(17, "CARD", ("TS", "RO", "143"))
+               + codec.encode(18, "CARD", ("AH", "O", "144")))
     assert rec.wait_for(lambda ev: sum(isinstance(e, CardDrawn) for e in ev) == 2, 5.0)
     assert rec.of_type(CardDrawn) == [
         CardDrawn("TS", "RO", 143, LinkState("5F3A9C01", 17)),
@@ -264,7 +268,7 @@ def test_loop_url_delivers_frames_written_into_the_loop(cleanup: list) -> None:
     assert [type(e) for e in rec.events] == [LinkUp, CardDrawn, CardDrawn]
 
 
-def test_driver_keeps_reporting_link_down_while_the_port_cannot_open(cleanup: list, tmp_path) -> None:
+def test_driver_reports_link_down_while_the_port_cannot_open(cleanup: list, tmp_path) -> None:
     rec = EventRecorder()
     driver = ShoeDriver(open_url(str(tmp_path / "missing")), listener=rec, timing=FAST_TIMING)
     driver.start()

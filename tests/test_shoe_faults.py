@@ -14,7 +14,9 @@ def test_parse_the_issue_example() -> None:
     plan = FaultPlan.parse("drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,unplug-every=30")
     assert (plan.drop, plan.corrupt, plan.dup, plan.garbage) == (0.05, 0.05, 0.05, 0.01)
     assert (plan.unplug_every, plan.unplug_for) == (30.0, 3.0)
-    assert plan.describe() == "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,unplug-every=30,unplug-for=3"
+    assert plan.describe() == (
+        "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,unplug-every=30,unplug-for=3"
+    )
 
 
 def test_empty_spec_is_a_clean_plan() -> None:
@@ -23,7 +25,8 @@ def test_empty_spec_is_a_clean_plan() -> None:
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("jitter=1", "unknown fault 'jitter': known faults are drop, corrupt, dup, garbage, unplug-every, unplug-for"),
+    ("jitter=1", "unknown fault 'jitter': known faults are "
+                 "drop, corrupt, dup, garbage, unplug-every, unplug-for"),
     ("drop", "fault 'drop': expected key=value, e.g. drop=0.05"),
     ("drop=lots", "fault drop='lots': not a number"),
     ("drop=nan", "fault drop='nan': not a finite number"),

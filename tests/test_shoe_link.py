@@ -180,7 +180,9 @@ def test_unknown_type_is_acked_and_never_a_card() -> None:
     (("TS", "RO", "x1"), "count 'x1'"),
     (("TS",), "expected 3 argument"),
 ])
-def test_malformed_card_is_acked_and_reported_as_a_fault(args: tuple[str, ...], detail: str) -> None:
+def test_malformed_card_is_acked_and_reported_as_a_fault(
+    args: tuple[str, ...], detail: str
+) -> None:
     link = anchored()
     events = link.receive([Frame(1, "CARD", args)], 0.1)
     assert len(events) == 1 and isinstance(events[0], Fault)
@@ -192,8 +194,9 @@ def test_malformed_card_is_acked_and_reported_as_a_fault(args: tuple[str, ...], 
 def test_every_shoe_message_becomes_its_event() -> None:
     link = anchored()
     frames = [Frame(1, "NOREAD", ("7",)), Frame(2, "CUT", ("300",)), Frame(3, "NEWSHOE", ("8",)),
-              Frame(4, "EMPTY", ("416",)), Frame(5, "LID", ("OPEN",)), Frame(6, "GATE", ("UNLOCKED",)),
-              Frame(7, "STATE", ("LOCKED", "CLOSED", "12")), Frame(8, "FAULT", ("JAM", "gate jammed"))]
+              Frame(4, "EMPTY", ("416",)), Frame(5, "LID", ("OPEN",)),
+              Frame(6, "GATE", ("UNLOCKED",)), Frame(7, "STATE", ("LOCKED", "CLOSED", "12")),
+              Frame(8, "FAULT", ("JAM", "gate jammed"))]
     names = [(type(e).__name__, {k: getattr(e, k) for k in e.__slots__ if k != "link"})
              for e in link.receive(frames, 0.1)]
     assert names == [
