@@ -302,3 +302,24 @@ def test_wait_up_raises_shoe_link_down_naming_the_reason(cleanup: list, tmp_path
     with pytest.raises(ShoeLinkDown, match="not up after 0.3 s: cannot open the shoe port"):
         driver.wait_up(0.3)
     assert isinstance(driver.get_event(1.0), LinkDown)  # no listener: events queue up
+
+
+def test_device_link_refuses_to_replace_a_regular_file(tmp_path) -> None:
+    from firmware_interfaces.shoe import ShoeError
+
+    (tmp_path / "notes.txt").write_text("keep me")
+    with pytest.raises(ShoeError, match="notes.txt: exists and is not a symlink"):
+        PtyPort(tmp_path / "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+
+
+def test_a_second_driver_on_the_same_pty_is_refused_not_interleaved(cleanup: list) -> None:
+    master, path = open_pty_pair()
+    shoe, driver, rec = start_pair(cleanup, master, path, cards=["AS"])
+    assert rec.wait_for_type(Hello, 5.0)
+    intruder_events = EventRecorder()
+    intruder = ShoeDriver(open_url(path), listener=intruder_events, timing=FAST_TIMING)
+    intruder.start()
+    cleanup.append(intruder)
+    assert intruder_events.wait_for_type(LinkDown, 5.0)
+    assert "Could not exclusively lock port" in intruder_events.of_type(LinkDown)[0].reason

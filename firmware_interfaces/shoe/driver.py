@@ -36,11 +36,12 @@ def open_url(url: str, *, baudrate: int = 115200) -> Callable[[], Transport]:
     """An opener for :class:`ShoeDriver`: a device path or any pyserial URL.
 
     ``/dev/ttyUSB0``, ``socket://host:port`` (serial-over-Ethernet), ``loop://``,
-    or a pseudo-terminal path. 115200 baud 8N1, no flow control.
+    or a pseudo-terminal path. 115200 baud 8N1, no flow control. A device is
+    opened exclusively (a second process gets an error, not half the bytes).
     """
 
     def opener() -> Transport:
-        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05)
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, exclusive=True)
 
     return opener
 

@@ -21,6 +21,8 @@ import tty
 from pathlib import Path
 from typing import Any, Protocol
 
+from firmware_interfaces.shoe.errors import ShoeError
+
 _RETRY_ERRNOS = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR)
 
 
@@ -131,6 +133,9 @@ class PtyPort(FdPort):
         else:
             self._tmpdir = None
         self.link_path = Path(link_path)
+        if self.link_path.exists() and not self.link_path.is_symlink():
+            raise ShoeError(f"device link {self.link_path}: exists and is not a symlink; "
+                            "choose another path")
         master, slave = open_pty_pair()
         super().__init__(master, str(self.link_path))
         self.slave_path = slave
