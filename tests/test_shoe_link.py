@@ -328,3 +328,25 @@ def test_queued_gate_commands_are_superseded_by_the_newest() -> None:
     assert [f.type for f in status] == ["STATUS"]
     link.receive([Frame(status[0].seq, "ACK")], 0.1)
     assert [f.type for f in sent(link)] == ["UNLOCK"]
+
+
+def test_after_our_reset_frames_we_already_delivered_are_not_delivered_again() -> None:
+    """Our ACK of card 2 was lost; after RESET the shoe re-sends it under a new seq."""
+    link = anchored()
+    link.receive([card(1, "AS", 1), card(2, "KS", 2)], 0.1)
+    sent(link)
+    link.command("RESET", 0.2)
+    nonce = reset_nonce(link)
+    events = link.receive([hello("77AB0102", nonce), card(1, "KS", 2), card(2, "QS", 3)], 0.3)
+    assert [type(e) for e in events] == [Hello, CardDrawn]
+    assert events[0].resynced is True and events[0].new_session is False
+    assert events[1] == CardDrawn("QS", "RO", 3, LinkState("77AB0102", 2))
+    assert sent(link) == [Frame(2, "ACK", ("77AB0102",))]
+
+
+def test_after_a_power_cycle_nothing_is_skipped() -> None:
+    link = anchored()
+    link.receive([card(1, "AS", 1)], 0.1)
+    events = link.receive([hello("77AB0102", "-"), card(1, "AS", 1)], 0.3)
+    assert [type(e) for e in events] == [Hello, CardDrawn]
+    assert events[0].new_session is True and events[0].resynced is False

@@ -33,6 +33,9 @@ from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 log = logging.getLogger(__name__)
 
 COMMANDS = frozenset({"LOCK", "UNLOCK", "STATUS", "RESET"})
+#: Frame types whose arguments include the shoe's card count: unique within a shoe.
+COUNTED = frozenset({"CARD", "NOREAD", "CUT", "EMPTY"})
+WINDOW = 8
 _HALF = 0x8000
 _MASK = 0xFFFF
 
@@ -81,6 +84,10 @@ class ControllerLink:
         self._resync_wanted = False
         self._pending: deque[list[int | bool]] = deque()  # [seq, acked_or_link_only]
         self._oos_since: float | None = None
+        # Counted frames (unique within a shoe) delivered lately, and after a RESET the
+        # ones the shoe may re-send under new seqs.
+        self._recent: deque[tuple[str, tuple[str, ...]]] = deque(maxlen=2 * WINDOW)
+        self._overlap: set[tuple[str, tuple[str, ...]]] | None = None
         # liveness
         self._up: bool | None = None
         self._last_rx = now
@@ -255,17 +262,21 @@ class ControllerLink:
             if info.nonce != self._awaiting_nonce:
                 self.stats.stale_hellos += 1
                 return False
-            had_session = self._boot is not None and self._boot != boot
             self._awaiting_nonce = None
-            self._start_session(boot)
-            new_session, resynced = False, had_session
+            had_session, power_on = self._boot is not None and self._boot != boot, False
         elif boot == self._boot:
             self.stats.duplicates += 1  # retransmission of the HELLO we delivered
             return self._acked is not None
         else:
-            self._start_session(boot)
-            new_session, resynced = True, False
-            log.warning("shoe started a new session %s on its own (nonce %s)", boot, info.nonce)
+            had_session, power_on = True, info.nonce == "-"
+            log.warning("shoe started session %s (nonce %s) while we were in session %s",
+                        boot, info.nonce, self._boot)
+        # After a RESET the shoe re-sends every frame it had not seen ACKed, which can
+        # include frames we delivered whose ACK was lost: remember them to skip them.
+        overlap = set(self._recent) if had_session and not power_on else None
+        self._start_session(boot)
+        self._overlap = overlap or None
+        new_session, resynced = had_session and power_on, had_session and not power_on
         link = LinkState(boot, 0)
         self._expected = 1
         events.append(
@@ -275,7 +286,10 @@ class ControllerLink:
         return self._delivered(0, False)
 
     def _start_session(self, boot: str) -> None:
+        # _recent is kept: after two RESETs in a row the shoe may re-send a frame we
+        # delivered two sessions ago.
         self._boot = boot
+        self._overlap = None
         self._pending.clear()
         self._acked = None
         self._oos_since = None
@@ -296,6 +310,15 @@ class ControllerLink:
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
         self._oos_since = None
+        if frame.type in COUNTED:
+            key = (frame.type, frame.args)
+            if self._overlap is not None:
+                if key in self._overlap:
+                    self.stats.duplicates += 1  # delivered in an earlier session
+                    return self._delivered(frame.seq, True, count=False)
+                self._overlap = None
+            if key not in self._recent:
+                self._recent.append(key)
         try:
             event = event_from_frame(frame, link)
         except MalformedFrame as e:
@@ -321,9 +344,10 @@ class ControllerLink:
             self._oos_since = None
             self._begin_resync(now)
 
-    def _delivered(self, seq: int, link_only: bool) -> bool:
+    def _delivered(self, seq: int, link_only: bool, count: bool = True) -> bool:
         """Record a delivered frame; True when an ACK should go out."""
-        self.stats.delivered += 1
+        if count:
+            self.stats.delivered += 1
         if self.auto_ack or (link_only and not self._pending):
             self._acked = seq
             return True
