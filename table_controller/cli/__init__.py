@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "table_controller.cli.supervise_cmd",
     "table_controller.cli.par_cmd",
     "table_controller.cli.journal_cmd",
+    "table_controller.cli.shoe_cmd",
 )
 
 

@@ -1,0 +1,380 @@
+"""The controller's end of the SLP/1 link, as a pure state machine.
+
+No threads, no transport, no clock: the caller passes decoded frames and the
+time in, and takes events and bytes to send out. This is where the protocol's
+rules live (go-back-N delivery, ACKs, one command at a time, RESET/HELLO
+sessions, link-down). :class:`~firmware_interfaces.shoe.driver.ShoeDriver`
+runs it on a reader thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from firmware_interfaces.shoe.codec import Codec, Frame
+from firmware_interfaces.shoe.errors import MalformedFrame
+from firmware_interfaces.shoe.events import (
+    LINK_ONLY_TYPES,
+    Fault,
+    Hello,
+    LinkDown,
+    LinkState,
+    LinkUp,
+    ShoeEvent,
+    event_from_frame,
+    parse_hello,
+)
+from firmware_interfaces.shoe.stats import LinkStats
+from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
+
+log = logging.getLogger(__name__)
+
+COMMANDS = frozenset({"LOCK", "UNLOCK", "STATUS", "RESET"})
+#: Frame types whose arguments include the shoe's card count: unique within a shoe.
+COUNTED = frozenset({"CARD", "NOREAD", "CUT", "EMPTY"})
+WINDOW = 8
+_HALF = 0x8000
+_MASK = 0xFFFF
+
+
+@dataclass
+class _Command:
+    seq: int
+    type: str
+    args: tuple[str, ...]
+    wire: bytes
+    sent_at: float
+
+
+class ControllerLink:
+    """Controller side of SLP/1, driven by :meth:`receive`, :meth:`tick` and commands.
+
+    ``resume`` is the link state persisted with the last event (``None`` on a
+    first start: the link then anchors a session with RESET/HELLO before it
+    delivers anything). With ``auto_ack=False`` frames are ACKed only after
+    :meth:`ack`; every ACK names the highest seq the consumer acknowledged.
+    """
+
+    def __init__(
+        self,
+        codec: Codec,
+        *,
+        now: float,
+        resume: LinkState | None = None,
+        auto_ack: bool = True,
+        timing: LinkTiming = DEFAULT_TIMING,
+        rng: random.Random | None = None,
+        stats: LinkStats | None = None,
+    ) -> None:
+        self.codec = codec
+        self.timing = timing
+        self.auto_ack = auto_ack
+        self.stats = stats if stats is not None else LinkStats()
+        self._rng = rng or random.SystemRandom()
+        self._out: list[bytes] = []
+        # session
+        self._boot: str | None = resume.boot_id if resume else None
+        self._expected: int | None = (resume.seq + 1) & _MASK if resume else None
+        self._acked: int | None = resume.seq if resume else None
+        self._awaiting_nonce: str | None = None
+        self._last_reset_at = float("-inf")
+        self._resync_wanted = False
+        self._pending: deque[list[int | bool]] = deque()  # [seq, acked_or_link_only]
+        self._oos_since: float | None = None
+        # Counted frames (unique within a shoe) delivered lately, and after a RESET the
+        # ones the shoe may re-send under new seqs.
+        self._recent: deque[tuple[str, tuple[str, ...]]] = deque(maxlen=2 * WINDOW)
+        self._overlap: set[tuple[str, tuple[str, ...]]] | None = None
+        # liveness
+        self._up: bool | None = None
+        self._last_rx = now
+        # commands
+        self._cmd_seq = self._rng.randrange(65536)
+        self._queue: deque[tuple[str, tuple[str, ...]]] = deque()
+        self._inflight: _Command | None = None
+        if resume is None:
+            self._begin_resync(now)
+
+    # -- properties ---------------------------------------------------------
+    @property
+    def is_up(self) -> bool:
+        """True while frames from the shoe arrive."""
+        return bool(self._up)
+
+    @property
+    def link_state(self) -> LinkState | None:
+        """The last delivered frame's (boot id, seq); None before any session."""
+        if self._boot is None or self._expected is None:
+            return None
+        return LinkState(self._boot, (self._expected - 1) & _MASK)
+
+    @property
+    def is_anchored(self) -> bool:
+        """True when a session is anchored and frames are being delivered."""
+        return self._awaiting_nonce is None and self._expected is not None
+
+    @property
+    def commands_waiting(self) -> int:
+        """Commands queued or in flight (not yet acknowledged by the shoe)."""
+        return len(self._queue) + (self._inflight is not None)
+
+    def take_output(self) -> bytes:
+        """Bytes to write to the shoe now (ACKs, commands, retransmissions)."""
+        if not self._out:
+            return b""
+        out = b"".join(self._out)
+        self._out.clear()
+        return out
+
+    # -- input --------------------------------------------------------------
+    def receive(self, frames: list[Frame], now: float) -> list[ShoeEvent]:
+        """Apply decoded frames from the shoe; returns the events they deliver."""
+        events: list[ShoeEvent] = []
+        if not frames:
+            return events
+        self._last_rx = now
+        if not self._up:
+            self._up = True
+            events.append(LinkUp())
+        send_ack = False
+        for frame in frames:
+            self.stats.frames += 1
+            t = frame.type
+            if t == "ACK":
+                self._on_command_ack(frame, now)
+            elif t == "HELLO":
+                send_ack |= self._on_hello(frame, now, events)
+            elif not self.is_anchored:
+                self.stats.undelivered += 1
+            else:
+                send_ack |= self._on_stream_frame(frame, now, events)
+        if send_ack:
+            self._send_ack()
+        return events
+
+    def tick(self, now: float) -> list[ShoeEvent]:
+        """Run the timers: link-down, RESET once a second, command retransmission."""
+        events: list[ShoeEvent] = []
+        t = self.timing
+        if self._up is not False and now - self._last_rx >= t.link_down:
+            self._up = False
+            self.stats.link_downs += 1
+            events.append(LinkDown(f"no frame from the shoe for {now - self._last_rx:.1f} s"))
+        if self._resync_wanted and not self._pending:
+            self._begin_resync(now)
+        elif self._awaiting_nonce is not None and now - self._last_reset_at >= t.reset_interval:
+            self._begin_resync(now)
+        cmd = self._inflight
+        if cmd is not None:
+            interval = t.retransmit if self._up else t.slow_retransmit
+            if now - cmd.sent_at >= interval:
+                cmd.sent_at = now
+                self._out.append(cmd.wire)
+                self.stats.retransmissions += 1
+        return events
+
+    def transport_lost(self, reason: str, now: float) -> list[ShoeEvent]:
+        """The transport failed (cable pulled): report link-down once, drop unsent bytes."""
+        self._out.clear()
+        self.codec.reset()
+        if self._up is False:
+            return []
+        self._up = False
+        self.stats.link_downs += 1
+        return [LinkDown(reason)]
+
+    def transport_opened(self, now: float) -> None:
+        """The transport is back: send the command in flight again at once."""
+        self.codec.reset()
+        self._out.clear()
+        if self._inflight is not None:
+            self._inflight.sent_at = now
+            self._out.append(self._inflight.wire)
+
+    # -- commands -----------------------------------------------------------
+    def command(self, type: str, now: float, args: tuple[str, ...] = ()) -> None:
+        """Queue LOCK, UNLOCK or STATUS (sent one at a time); RESET resynchronises."""
+        if type == "RESET":
+            self._begin_resync(now)
+            return
+        if type not in COMMANDS:
+            raise ValueError(f"unknown shoe command {type!r}: expected one of {sorted(COMMANDS)}")
+        # Commands are absolute: a queued LOCK/UNLOCK is superseded by a newer one, and a
+        # queued STATUS is not asked twice (the queue stays short while the shoe is away).
+        if type in ("LOCK", "UNLOCK"):
+            self._queue = deque(c for c in self._queue if c[0] not in ("LOCK", "UNLOCK"))
+        elif any(c[0] == type for c in self._queue):
+            return
+        self._queue.append((type, args))
+        self._pump(now)
+
+    def _pump(self, now: float) -> None:
+        if self._inflight is None and self._queue:
+            type_, args = self._queue.popleft()
+            self._cmd_seq = (self._cmd_seq + 1) & _MASK
+            wire = self.codec.encode(self._cmd_seq, type_, args)
+            self._inflight = _Command(self._cmd_seq, type_, args, wire, now)
+            self._out.append(wire)
+            self.stats.commands_sent += 1
+
+    def _on_command_ack(self, frame: Frame, now: float) -> None:
+        cmd = self._inflight
+        if cmd is None or frame.seq != cmd.seq:
+            self.stats.stale_acks += 1
+            return
+        self._inflight = None
+        self._pump(now)
+
+    def _begin_resync(self, now: float) -> None:
+        """Send RESET with a fresh nonce; deliver nothing until its HELLO arrives."""
+        if self._pending:
+            # Frames delivered but not yet acked by the consumer would come back
+            # under new seqs after a RESET: wait until the consumer caught up.
+            self._resync_wanted = True
+            return
+        self._resync_wanted = False
+        nonce = f"{self._rng.randrange(1 << 32):08X}"
+        self._awaiting_nonce = nonce
+        self._last_reset_at = now
+        self.stats.session_resyncs += 1
+        # RESET pre-empts: a command in flight goes back to the head of the queue.
+        cmd = self._inflight
+        self._inflight = None
+        if cmd is not None and cmd.type != "RESET":
+            self._queue.appendleft((cmd.type, cmd.args))
+        self._queue = deque(c for c in self._queue if c[0] != "RESET")
+        self._queue.appendleft(("RESET", (nonce,)))
+        self._pump(now)
+
+    # -- shoe frames --------------------------------------------------------
+    def _on_hello(self, frame: Frame, now: float, events: list[ShoeEvent]) -> bool:
+        try:
+            info = parse_hello(frame)
+        except MalformedFrame as e:
+            self.stats.protocol_errors += 1
+            log.warning("ignored %s", e)
+            return False
+        boot = info.boot_id.upper()
+        if self._awaiting_nonce is not None:
+            if info.nonce != self._awaiting_nonce:
+                self.stats.stale_hellos += 1
+                return False
+            self._awaiting_nonce = None
+            had_session, power_on = self._boot is not None and self._boot != boot, False
+        elif boot == self._boot:
+            self.stats.duplicates += 1  # retransmission of the HELLO we delivered
+            return self._acked is not None
+        else:
+            had_session, power_on = True, info.nonce == "-"
+            log.warning("shoe started session %s (nonce %s) while we were in session %s",
+                        boot, info.nonce, self._boot)
+        # After a RESET the shoe re-sends every frame it had not seen ACKed, which can
+        # include frames we delivered whose ACK was lost: remember them to skip them.
+        overlap = set(self._recent) if had_session and not power_on else None
+        self._start_session(boot)
+        self._overlap = overlap or None
+        new_session, resynced = had_session and power_on, had_session and not power_on
+        link = LinkState(boot, 0)
+        self._expected = 1
+        events.append(
+            Hello(info.vendor, info.model, info.serial, info.firmware, boot, info.nonce,
+                  new_session, link, resynced)
+        )
+        return self._delivered(0, False)
+
+    def _start_session(self, boot: str) -> None:
+        # _recent is kept: after two RESETs in a row the shoe may re-send a frame we
+        # delivered two sessions ago.
+        self._boot = boot
+        self._overlap = None
+        self._pending.clear()
+        self._acked = None
+        self._oos_since = None
+        self._resync_wanted = False
+
+    def _on_stream_frame(self, frame: Frame, now: float, events: list[ShoeEvent]) -> bool:
+        assert self._expected is not None and self._boot is not None
+        diff = (frame.seq - self._expected) & _MASK
+        if diff != 0:
+            if diff < _HALF:
+                self.stats.out_of_order += 1
+                self._note_out_of_sequence(now)
+                return False
+            self.stats.duplicates += 1
+            if self._acked is not None and ((self._acked - frame.seq) & _MASK) < _HALF:
+                self._note_out_of_sequence(now)  # we ACKed it already: the shoe ignored that
+            return self._acked is not None
+        link = LinkState(self._boot, frame.seq)
+        self._expected = (frame.seq + 1) & _MASK
+        self._oos_since = None
+        if frame.type in COUNTED:
+            key = (frame.type, frame.args)
+            if self._overlap is not None:
+                if key in self._overlap:
+                    self.stats.duplicates += 1  # delivered in an earlier session
+                    return self._delivered(frame.seq, True, count=False)
+                self._overlap = None
+            if key not in self._recent:
+                self._recent.append(key)
+        try:
+            event = event_from_frame(frame, link)
+        except MalformedFrame as e:
+            self.stats.protocol_errors += 1
+            log.warning("shoe frame not usable: %s", e)
+            event = Fault("BADFRAME", str(e), link)
+        if event is None:
+            if frame.type in LINK_ONLY_TYPES:
+                self.stats.heartbeats += 1
+            else:
+                self.stats.unknown_frames += 1
+                log.info("ACKed a shoe frame of unknown type %s (seq %d)", frame.type, frame.seq)
+        else:
+            events.append(event)
+        return self._delivered(frame.seq, event is None)
+
+    def _note_out_of_sequence(self, now: float) -> None:
+        """Only out-of-sequence frames for ``stall`` seconds: re-anchor with RESET."""
+        if self._oos_since is None:
+            self._oos_since = now
+        elif now - self._oos_since >= self.timing.stall and self._awaiting_nonce is None:
+            log.warning("shoe link stalled at expected seq %s: resynchronising", self._expected)
+            self._oos_since = None
+            self._begin_resync(now)
+
+    def _delivered(self, seq: int, link_only: bool, count: bool = True) -> bool:
+        """Record a delivered frame; True when an ACK should go out."""
+        if count:
+            self.stats.delivered += 1
+        if self.auto_ack or (link_only and not self._pending):
+            self._acked = seq
+            return True
+        self._pending.append([seq, link_only])
+        return self._acked is not None
+
+    def ack(self, event: ShoeEvent) -> bool:
+        """The consumer durably recorded ``event``: ACK up to it. True if an ACK went out."""
+        link = event.link
+        if link is None or link.boot_id != self._boot or not self._pending:
+            return False
+        for entry in self._pending:
+            if entry[0] == link.seq:
+                entry[1] = True
+                break
+        else:
+            return False
+        advanced = False
+        while self._pending and self._pending[0][1]:
+            self._acked = int(self._pending.popleft()[0])
+            advanced = True
+        if advanced:
+            self._send_ack()
+        return advanced
+
+    def _send_ack(self) -> None:
+        if self._acked is None or self._boot is None:
+            return
+        self._out.append(self.codec.encode(self._acked, "ACK", (self._boot,)))
+        self.stats.acks_sent += 1

@@ -1,0 +1,315 @@
+"""``table-controller shoe sim|monitor``: run a simulated shoe, or watch a real one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_controller.errors import TableError
+
+SIM_COMMANDS = (
+    "draw [N] | noread | lid open|close | unplug SECONDS | replug | power | "
+    "load [DECKS] | fault CODE TEXT | quit"
+)
+MONITOR_COMMANDS = "lock | unlock | status | reset | stats | quit"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    shoe = subparsers.add_parser("shoe", help="the smart shoe: simulate one (SLP/1) or monitor one")
+    sub = shoe.add_subparsers(dest="shoe_command", metavar="ACTION")
+    sub.required = True
+
+    sim = sub.add_parser(
+        "sim",
+        help="run a simulated shoe on a new pseudo-terminal or TCP port",
+        description=(
+            "Runs a shoe that speaks SLP/1 and prints 'device: <path or url>' as its first line. "
+            f"Its gate starts locked. Commands on stdin, one a line: {SIM_COMMANDS}."
+        ),
+    )
+    sim.add_argument("--link", default="pty", metavar="pty|tcp:PORT",
+                     help="pty (a new pseudo-terminal, default) or tcp:PORT on 127.0.0.1 (0: any)")
+    sim.add_argument("--device-link", type=Path, metavar="PATH",
+                     help="with --link pty: the stable path (a symlink) to create for the pty")
+    sim.add_argument("--decks", type=int, default=8, help="decks in the shoe (default 8)")
+    sim.add_argument("--seed", type=int, help="shuffle seed")
+    sim.add_argument("--script", type=Path, metavar="FILE",
+                     help="card codes in dealing order (whitespace separated, # comments)")
+    sim.add_argument("--cut-at", type=int, metavar="N", help="the cut card comes out after N cards")
+    sim.add_argument("--draw-every", type=float, metavar="SECONDS",
+                     help="the simulated dealer draws a card this often while the gate is unlocked")
+    sim.add_argument("--faults", default="", metavar="SPEC",
+                     help="faults on the shoe's transmit side, e.g. "
+                          "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,"
+                          "unplug-every=30,unplug-for=3")
+    sim.add_argument("--baud", type=int, metavar="RATE",
+                     help="pace the shoe's output to this baud rate (a pty has no speed)")
+    sim.set_defaults(func=run_sim)
+
+    monitor = sub.add_parser(
+        "monitor",
+        help="open a shoe, run the controller side of the link and print what it says",
+        description=(
+            "Opens DEVICE (a device path or a pyserial URL such as socket://host:port), "
+            "anchors a session, ACKs, reconnects, and prints every delivered event and the link "
+            f"statistics. Commands on stdin, one a line: {MONITOR_COMMANDS}."
+        ),
+    )
+    monitor.add_argument("device", metavar="DEVICE",
+                         help="/dev/ttyUSB0, socket://host:port, a pty path")
+    monitor.add_argument("--json", action="store_true", help="one JSON object per line")
+    monitor.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+    monitor.add_argument("--resume", metavar="BOOT:SEQ",
+                         help="the last delivered link state, e.g. 5F3A9C01:17 (default: RESET)")
+    gate = monitor.add_mutually_exclusive_group()
+    gate.add_argument("--lock", action="store_true", help="send LOCK at start")
+    gate.add_argument("--unlock", action="store_true", help="send UNLOCK at start")
+    monitor.add_argument("--status", action="store_true", help="send STATUS at start")
+    monitor.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
+    monitor.add_argument("--cards", type=int, metavar="N", help="stop after N cards")
+    monitor.add_argument("--stats-every", type=float, default=10.0, metavar="SECONDS",
+                         help="print link statistics this often (0: only at the end; default 10)")
+    monitor.set_defaults(func=run_monitor)
+
+
+class _Printer:
+    """Thread-safe line output."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            self._stream.write(text + "\n")
+            self._stream.flush()
+
+
+def read_script(path: Path) -> list[str]:
+    """Card codes from a script file; raises ShoeScriptError naming the file and line."""
+    from firmware_interfaces.shoe.errors import ShoeScriptError
+    from firmware_interfaces.shoe.events import CARD_CODES
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ShoeScriptError(f"card script {path}: cannot read it: {e}") from e
+    cards: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        for word in line.split("#", 1)[0].replace(",", " ").split():
+            code = word.upper()
+            if code.startswith("10"):
+                code = "T" + code[2:]
+            if code not in CARD_CODES:
+                raise ShoeScriptError(
+                    f"card script {path}, line {lineno}: {word!r} is not a card code "
+                    "(rank A23456789TJQK + suit SHDC, e.g. TS)"
+                )
+            cards.append(code)
+    if not cards:
+        raise ShoeScriptError(f"card script {path}: no card codes in it")
+    return cards
+
+
+def _make_port(args: argparse.Namespace) -> Any:
+    from firmware_interfaces.shoe.ports import PtyPort, TcpPort
+
+    link = args.link.strip().lower()
+    if link == "pty":
+        return PtyPort(args.device_link)
+    if link.startswith("tcp:"):
+        try:
+            port = int(link[4:])
+        except ValueError:
+            raise TableError(
+                f"--link {args.link!r}: expected tcp:PORT with a port number"
+            ) from None
+        try:
+            return TcpPort(port)
+        except OSError as e:
+            raise TableError(f"--link {args.link}: cannot listen on 127.0.0.1:{port}: {e}") from e
+    raise TableError(f"--link {args.link!r}: expected pty or tcp:PORT")
+
+
+def run_sim(
+    args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    from firmware_interfaces.shoe.faults import FaultPlan
+    from firmware_interfaces.shoe.sim import SimulatedShoe
+
+    stdin = stdin or sys.stdin
+    out = _Printer(stdout or sys.stdout)
+    if args.decks < 1:
+        raise TableError(f"--decks {args.decks}: a shoe holds at least one deck")
+    if args.draw_every is not None and args.draw_every <= 0:
+        raise TableError(f"--draw-every {args.draw_every}: must be more than 0 seconds")
+    faults = FaultPlan.parse(args.faults, seed=args.seed)
+    cards = read_script(args.script) if args.script else None
+    port = _make_port(args)
+    shoe = SimulatedShoe(port, decks=args.decks, seed=args.seed, cards=cards, cut_at=args.cut_at,
+                         faults=faults, baudrate=args.baud, on_action=out)
+    stop = threading.Event()
+    _on_sigterm(stop)
+    out(f"device: {port.description}")
+    shoe.start()
+    out(f"boot {shoe.boot_id}, gate locked, {shoe.remaining} cards, faults {faults.describe()}")
+    if args.draw_every:
+        dealer_args = (shoe, args.draw_every, stop, out)
+        threading.Thread(target=_dealer, args=dealer_args, daemon=True).start()
+    threading.Thread(target=_sim_commands, args=(shoe, stdin, stop, out), daemon=True).start()
+    try:
+        stop.wait()
+    finally:
+        shoe.close()
+    return 0
+
+
+def _on_sigterm(stop: threading.Event) -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+
+
+def _dealer(shoe: Any, every: float, stop: threading.Event, out: _Printer) -> None:
+    """The simulated dealer: one card every ``every`` seconds while the gate is unlocked."""
+    while not stop.is_set():
+        if not shoe.wait_gate(False, timeout=0.5):
+            continue
+        if shoe.draw() is None and shoe.remaining == 0:
+            out("shoe empty: the dealer stops")
+            return
+        stop.wait(every)
+
+
+def _sim_commands(shoe: Any, stdin: TextIO, stop: threading.Event, out: _Printer) -> None:
+    for line in stdin:
+        words = line.split()
+        if not words:
+            continue
+        try:
+            if _sim_command(shoe, words, out):
+                stop.set()
+                return
+        except (ValueError, IndexError, TableError) as e:
+            out(f"error: {line.strip()!r}: {e}; commands: {SIM_COMMANDS}")
+
+
+def _sim_command(shoe: Any, words: list[str], out: _Printer) -> bool:
+    cmd = words[0].lower()
+    if cmd == "draw":
+        for _ in range(int(words[1]) if len(words) > 1 else 1):
+            if shoe.draw() is None:
+                out(_no_card(shoe))
+                break
+    elif cmd == "noread":
+        if not shoe.draw_noread():
+            out(_no_card(shoe))
+    elif cmd == "lid" and len(words) == 2 and words[1].lower() in ("open", "close", "closed"):
+        shoe.set_lid(words[1].lower() == "open")
+    elif cmd == "unplug":
+        shoe.unplug(float(words[1]) if len(words) > 1 else 3.0)
+    elif cmd == "replug":
+        shoe.replug()
+    elif cmd == "power":
+        shoe.power_cycle()
+    elif cmd == "load":
+        shoe.load(decks=int(words[1]) if len(words) > 1 else None)
+    elif cmd == "fault" and len(words) >= 3:
+        shoe.fault(words[1].upper(), " ".join(words[2:]))
+    elif cmd in ("quit", "exit"):
+        return True
+    else:
+        raise ValueError("unknown command")
+    return False
+
+
+def _no_card(shoe: Any) -> str:
+    return "no card: the gate is locked" if shoe.gate_locked else "no card: the shoe is empty"
+
+
+def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
+                stdout: TextIO | None = None) -> int:
+    from firmware_interfaces.shoe.driver import ShoeDriver, open_url
+    from firmware_interfaces.shoe.events import CardDrawn, LinkState, event_to_dict
+
+    stdin = stdin or sys.stdin
+    out = _Printer(stdout or sys.stdout)
+    resume = LinkState.parse(args.resume) if args.resume else None
+    stop = threading.Event()
+    cards = [0]
+
+    def show(event: Any) -> None:
+        data = event_to_dict(event)
+        out(json.dumps(data) if args.json else _plain(data))
+        if isinstance(event, CardDrawn):
+            cards[0] += 1
+            if args.cards is not None and cards[0] >= args.cards:
+                stop.set()
+
+    driver = ShoeDriver(open_url(args.device, baudrate=args.baud), resume=resume, listener=show)
+
+    def show_stats() -> None:
+        data = {"event": "stats", "up": driver.is_up, **driver.stats.as_dict()}
+        state = driver.link_state
+        if state is not None:
+            data["link"] = str(state)
+        out(json.dumps(data) if args.json else _plain(data))
+
+    _on_sigterm(stop)
+    driver.start()
+    try:
+        if args.lock:
+            driver.lock()
+        if args.unlock:
+            driver.unlock()
+        if args.status:
+            driver.status()
+        threading.Thread(target=_monitor_commands, args=(driver, stdin, stop, show_stats, out),
+                         daemon=True).start()
+        deadline = time.monotonic() + args.duration if args.duration else None
+        next_stats = time.monotonic() + args.stats_every if args.stats_every > 0 else None
+        while not stop.is_set():
+            now = time.monotonic()
+            waits = [t - now for t in (deadline, next_stats) if t is not None]
+            if stop.wait(max(0.0, min(waits)) if waits else None):
+                break
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                break
+            if next_stats is not None and now >= next_stats:
+                show_stats()
+                next_stats = now + args.stats_every
+    finally:
+        driver.close()
+        show_stats()
+    return 0
+
+
+def _monitor_commands(driver: Any, stdin: TextIO, stop: threading.Event, show_stats: Any,
+                      out: _Printer) -> None:
+    actions = {"lock": driver.lock, "unlock": driver.unlock, "status": driver.status,
+               "reset": driver.reset, "stats": show_stats}
+    for line in stdin:
+        word = line.strip().lower()
+        if not word:
+            continue
+        if word in ("quit", "exit"):
+            stop.set()
+            return
+        action = actions.get(word)
+        if action is None:
+            out(f"error: unknown command {word!r}; commands: {MONITOR_COMMANDS}")
+        else:
+            action()
+
+
+def _plain(data: dict[str, Any]) -> str:
+    name = data.get("event", "")
+    rest = " ".join(f"{k}={v}" for k, v in data.items() if k != "event")
+    return f"{name:9} {rest}"
