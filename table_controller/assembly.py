@@ -98,11 +98,11 @@ class LiveTable:
         """Restore from the journal, then start the loop and the devices."""
         if self.publisher is not None:
             self.publisher.start()
+        if self.shoe is not None:
+            self.shoe.start()  # its events wait on the controller's queue until the loop runs
         self.controller.restore()
         self._loop = threading.Thread(target=self._run_loop, name=f"table-{self.config.table_id}", daemon=True)
         self._loop.start()
-        if self.shoe is not None:
-            self.shoe.start()
         if self.control is not None:
             self.control.start()
 

@@ -229,11 +229,17 @@ class SimulatedShoe:
         """Report a device fault (FAULT frame)."""
         self._send_now("FAULT", (code, text))
 
-    def load(self, cards: Sequence[str] | None = None, decks: int | None = None) -> None:
-        """A new shoe: cards loaded, lid closed, NEWSHOE; the count restarts at 0."""
+    def load(
+        self, cards: Sequence[str] | None = None, decks: int | None = None, cut_at: int | None = None
+    ) -> None:
+        """A new shoe: cards loaded, lid closed, NEWSHOE; the count restarts at 0.
+
+        ``cut_at``: the cut card comes out after that many cards of the new shoe.
+        """
         with self._lock:
             if decks is not None:
                 self._decks = decks
+            self._cut_at = cut_at
             self._cards = self._new_cards(cards, self._decks)
             self._count = 0
             self._cut_done = False

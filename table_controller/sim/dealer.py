@@ -114,8 +114,15 @@ class SimulatedDealer:
     def load_shoe(self) -> None:
         """Shuffle and load a new shoe; for baccarat, draw the burn cards."""
         cards = [CODES[c] for c in shuffled_shoe(self.game.decks, self.rng)]
-        cut_at = len(cards) - self.cut_cards_from_end if self.game.decks > 1 else None
-        self.shoe.load(cards, decks=self.game.decks, cut_at=cut_at)
+        self.shoe.load(cards, decks=self.game.decks, cut_at=self.cut_position())
+        self.take_loaded_shoe()
+
+    def cut_position(self) -> int | None:
+        """Where the dealer places the cut card (multi-deck shoes only)."""
+        return 52 * self.game.decks - self.cut_cards_from_end if self.game.decks > 1 else None
+
+    def take_loaded_shoe(self) -> None:
+        """Wait for the table to see the shoe that was just loaded; for baccarat, burn."""
         self.watch.wait(lambda e: e["type"] == "shoe" and e["event"] == "new", self.timeout, "the new shoe")
         if self.controller.machine.burns:
             while self.controller.machine.burning:
@@ -163,6 +170,8 @@ class SimulatedDealer:
                 self._supervise(event)
                 continue
             while self.controller.machine.state == "dealing" and not stop.is_set():
+                if not self.shoe.wait_gate(False, self.timeout):
+                    raise DealerTimeout("the shoe's gate did not open for dealing")
                 if self._maybe_fault():
                     break
                 self._draw_one()
@@ -194,8 +203,8 @@ class SimulatedDealer:
                 elif kind == "lid":
                     self.shoe.set_lid(True)
                     self.shoe.set_lid(False)
-                elif kind == "noread":
-                    self.shoe.draw_noread()
+                elif kind == "noread" and not self.shoe.draw_noread():
+                    return False  # the gate closed under the dealer's hand: nothing happened
                 return True
         return False
 
@@ -207,7 +216,7 @@ class SimulatedDealer:
             if cause == "shoe-link-down":
                 return  # resumes by itself when the link is back
             if paused.get("awaiting") == "card" and cause == "no-read":
-                card = self.shoe.drawn[-1]  # the supervisor turns the unread card over
+                card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
             elif paused.get("awaiting") == "card" or cause == "void-request":
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))

@@ -118,34 +118,36 @@ class SimulatedTable:
         live = LiveTable(config, pin_factory=MockFactory())
         self.live = live
         self._closers.append(live.close)
-        self.shoe = SimulatedShoe(
-            master_fd, decks=live.game.decks, seed=o.seed,
-            faults=FaultPlan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
-        )
-        self.shoe.start()
-        self._closers.append(self.shoe.close)
-        if self.on_event is not None:
-            live.controller.listeners.append(self.on_event)
-        live.start()
 
         def press(name: str) -> None:
             pin = live.pin_factory.pin(DEFAULT_PINS[name])
             pin.drive_low()
             pin.drive_high()
 
+        # The dealer watches the table's events from before the shoe powers on.
         dealer = SimulatedDealer(
-            live.game, self.shoe, live.controller, press, pace=1.0 * scale,
+            live.game, None, live.controller, press, pace=1.0 * scale,
             betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
         )
+        self.shoe = SimulatedShoe(
+            master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(),
+            faults=FaultPlan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
+        )
+        dealer.shoe = self.shoe
+        # Close order: the table first (its driver stops reading), then the shoe.
+        self._closers.insert(0, self.shoe.close)
+        if self.on_event is not None:
+            live.controller.listeners.append(self.on_event)
+        self.shoe.start()
+        live.start()
         if not live.controller.link_ready.wait(10):
             raise ConfigError(f"the simulated shoe on {device} did not answer within 10 s")
+        dealer.take_loaded_shoe()  # the shoe powered on loaded: NEWSHOE, then the burn
         return dealer
 
     def _run(self) -> SimReport:
         dealer = self.start()
         live = self.live
-        if not live.game.shuffle_every_round:
-            dealer.load_shoe()
         for _ in range(self.options.rounds):
             if live.stopped.is_set():
                 break
