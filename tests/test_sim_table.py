@@ -1,0 +1,110 @@
+"""The simulated table end to end: real driver over a pseudo-terminal, journal, mock panel."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from table_controller.events import validate
+from table_controller.journal import Journal, verify_journal
+from table_controller.sim.table import SimOptions, SimulatedTable
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def journal_events(path: Path) -> list[dict]:
+    reader = Journal.open_readonly(path)
+    try:
+        return list(reader.events())
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize(
+    "variant", ["baccarat", "three-pictures", "three-face", "teen-patti-2020", "three-face-3p"]
+)
+def test_every_game_plays_rounds_that_verify(tmp_path: Path, variant: str) -> None:
+    journal = tmp_path / "T01.sqlite"
+    report = SimulatedTable(SimOptions(variant=variant, rounds=3, speed=0, seed=11, journal=journal)).run()
+    assert (report.rounds, report.results, report.voids) == (3, 3, 0)
+    check = verify_journal(journal)
+    assert check.ok, check.problems
+    assert check.results_checked == 3
+
+
+def test_link_and_dealer_faults_lose_no_card_and_count_none_twice(tmp_path: Path) -> None:
+    journal = tmp_path / "T01.sqlite"
+    sim = SimulatedTable(SimOptions(
+        variant="baccarat", rounds=25, speed=0, seed=5, journal=journal,
+        faults="drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,noread=0.03,dropped=0.02,lid=0.02",
+    ))
+    report = sim.run()
+    assert report.rounds == 25 and report.results + report.voids == 25
+    check = verify_journal(journal)
+    assert check.ok, check.problems
+    events = journal_events(journal)
+    from_shoe = [e["code"] for e in events if e["type"] == "card" and e["source"] == "shoe"]
+    assert from_shoe == sim.shoe.drawn  # every card the shoe drew, once, in order
+    manual = [e["code"] for e in events if e["type"] == "card" and e["source"] == "manual"]
+    assert manual == sim.shoe.unread  # no-reads were confirmed by hand
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_a_second_run_continues_the_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "T01.sqlite"
+    SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=1, journal=journal)).run()
+    first = journal_events(journal)
+    SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=2, journal=journal)).run()
+    events = journal_events(journal)
+    assert events[: len(first)] == first
+    rounds = [e["round"] for e in events if e["type"] == "round.result"]
+    assert rounds == ["T01-000001", "T01-000002", "T01-000003", "T01-000004"]
+    assert verify_journal(journal).ok
+
+
+def test_sim_json_prints_every_event_as_events_md_defines(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "table_controller", "sim", "--game", "teen-patti-2020", "--rounds", "2",
+         "--speed", "0", "--seed", "3", "--json", "--journal", str(tmp_path / "T01.sqlite")],
+        capture_output=True, text=True, timeout=60, cwd=ROOT, check=True,
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    for event in lines:
+        validate(event)
+    assert [e["seq"] for e in lines] == list(range(lines[0]["seq"], lines[0]["seq"] + len(lines)))
+    assert lines == journal_events(tmp_path / "T01.sqlite")
+    assert sum(e["type"] == "round.result" for e in lines) == 2
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_moments_loses_nothing_and_settles_once(tmp_path: Path) -> None:
+    journal = tmp_path / "T01.sqlite"
+    rng = random.Random(20261129)
+    command = [sys.executable, "-m", "table_controller", "sim", "--game", "baccarat", "--speed", "0",
+               "--journal", str(journal)]
+    for attempt in range(4):
+        proc = subprocess.Popen(command + ["--rounds", "500", "--seed", str(attempt)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(rng.uniform(1.0, 2.5))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        check = verify_journal(journal)
+        assert check.ok, (attempt, check.problems)
+    before = journal_events(journal)
+    done = subprocess.run(command + ["--rounds", "3", "--seed", "99"], cwd=ROOT, timeout=60,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    events = journal_events(journal)
+    assert events[: len(before)] == before
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    results = [e["round"] for e in events if e["type"] in ("round.result", "round.void")]
+    assert len(results) == len(set(results))  # every round settled (or voided) once
+    assert verify_journal(journal).ok
