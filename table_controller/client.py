@@ -144,21 +144,22 @@ class TableClient:
                 idle_since = self.clock()
                 yield self._ready.pop(0)
             now = self.clock()
-            if timeout is not None and now - idle_since >= timeout:
-                return
             self._request_snapshots(now)
-            wait = 0.1 if timeout is None else min(0.1, timeout - (now - idle_since))
+            wait = 0.1 if timeout is None else max(0.0, min(0.1, timeout - (now - idle_since)))
             poller = zmq.Poller()
             poller.register(self._sub, zmq.POLLIN)
             for sync in self._tables.values():
                 if sync.dealer is not None:
                     poller.register(sync.dealer, zmq.POLLIN)
-            ready = dict(poller.poll(max(wait, 0) * 1000))
+            ready = dict(poller.poll(wait * 1000))
             if self._sub in ready:
                 self._drain_sub()
             for sync in list(self._tables.values()):
                 if sync.dealer is not None and sync.dealer in ready:
                     self._take_snapshot(sync)
+            if (not self._ready and timeout is not None
+                    and self.clock() - idle_since >= timeout):
+                return
 
     def _drain_sub(self) -> None:
         for _ in range(1000):

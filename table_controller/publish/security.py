@@ -149,16 +149,14 @@ class HandshakeWatch:
 
     failures: list[tuple[str, str]] = field(default_factory=list)
     failed: threading.Event = field(default_factory=threading.Event)
-    _threads: list[threading.Thread] = field(default_factory=list)
-    _monitors: list[zmq.Socket[Any]] = field(default_factory=list)
+    _threads: dict[int, threading.Thread] = field(default_factory=dict)
 
     def watch(self, socket: zmq.Socket[Any], name: str) -> None:
         """Watch ``socket`` (called in the thread that owns it, before it binds)."""
         monitor = socket.get_monitor_socket(HANDSHAKE_FAILURES | zmq.EVENT_MONITOR_STOPPED)
         thread = threading.Thread(target=self._run, args=(monitor, name), daemon=True,
                                   name=f"curve-monitor-{name}")
-        self._monitors.append(monitor)
-        self._threads.append(thread)
+        self._threads[id(socket)] = thread
         thread.start()
 
     def _run(self, monitor: zmq.Socket[Any], name: str) -> None:
@@ -187,5 +185,6 @@ class HandshakeWatch:
                 socket.disable_monitor()
             except zmq.ZMQError:
                 pass
-        for thread in self._threads:
-            thread.join(timeout=2)
+            thread = self._threads.pop(id(socket), None)
+            if thread is not None:
+                thread.join(timeout=2)
