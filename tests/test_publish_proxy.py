@@ -37,7 +37,7 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
         subs.append(sub)
     received: list[dict[str, list[int]]] = [{t: [] for t in TABLES} for _ in subs]
     stop = threading.Event()
-    final: dict[str, int] = {}
+    final_box: list[dict[str, int]] = []  # set once, whole, by the main thread
     complete = threading.Event()
 
     def read() -> None:
@@ -53,6 +53,7 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
                     except zmq.Again:
                         break
                     received[index][event["table"]].append(event["seq"])
+            final = final_box[0] if final_box else None
             if final and all(r[t] and r[t][-1] == seq for r in received for t, seq in final.items()):
                 complete.set()
 
@@ -77,7 +78,7 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
             time.sleep(max(0.0, start + (n + 1) * period - time.monotonic()))
         for table in tables:  # a final marker per table, then wait for everybody to have it
             table.heartbeat()
-        final.update({table.table: table.seq for table in tables})
+        final_box.append({table.table: table.seq for table in tables})
         complete.wait(10)
         stop.set()
         reader.join(5)
