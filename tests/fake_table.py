@@ -5,6 +5,7 @@ It plays what the controller will: journal (here a list) then publish, seq +1 pe
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -27,14 +28,16 @@ class FakeTable:
         self.journal: list[dict[str, Any]] = []
         self.round: str | None = None
         self.rounds = 0
+        self._lock = threading.Lock()  # heartbeats may come from another thread
 
     def emit(self, type: str, **payload: Any) -> dict[str, Any]:
-        self.seq += 1
-        event = make_event(table=self.table, seq=self.seq, ts=self.clock(), type=type,
-                           game=self.game, round=self.round, **payload)
-        self.journal.append(event)
-        self.publisher.publish(event)
-        return event
+        with self._lock:
+            self.seq += 1
+            event = make_event(table=self.table, seq=self.seq, ts=self.clock(), type=type,
+                               game=self.game, round=self.round, **payload)
+            self.journal.append(event)
+            self.publisher.publish(event)
+            return event
 
     def heartbeat(self, state: str = "idle") -> dict[str, Any]:
         return self.emit("heartbeat", state=state)

@@ -80,13 +80,16 @@ def run_terminal(client: TableClient, *, table: str | None, json_lines: bool = F
             for item in client.events(timeout=0.25):
                 out.write(json.dumps(item, separators=(",", ":"), ensure_ascii=False) + "\n")
                 out.flush()
+                if stop():
+                    return
         return
     console = Console(file=out)
     with Live(render(model.view(clock())), console=console, refresh_per_second=4,
               transient=False) as live:
         while not stop():
-            changed = False
             for item in client.events(timeout=0.25):
-                changed |= model.apply(item)
-            live.update(render(model.view(clock())))
-            del changed
+                model.apply(item)
+                live.update(render(model.view(clock())))
+                if stop():
+                    return
+            live.update(render(model.view(clock())))  # the countdown ticks
