@@ -18,6 +18,9 @@ from table_controller.errors import TableError
 #: Modules that add sub-commands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "table_controller.cli.rules_cmd",
+    "table_controller.cli.keys_cmd",
+    "table_controller.cli.proxy_cmd",
+    "table_controller.cli.display_cmd",
 )
 
 
