@@ -30,6 +30,8 @@ from table_controller.publish.security import ClientCurve
 log = logging.getLogger(__name__)
 
 SNAPSHOT_REQUEST = json.dumps({"op": "snapshot"}).encode()
+#: Events kept while waiting for a snapshot; beyond it the oldest go (the snapshot covers them).
+BUFFER_LIMIT = 10_000
 
 
 @dataclass
@@ -182,6 +184,8 @@ class TableClient:
             sync.first_message_at = self.clock()
         if not sync.synced:
             sync.buffer.append(event)
+            if len(sync.buffer) > BUFFER_LIMIT:
+                del sync.buffer[: len(sync.buffer) - BUFFER_LIMIT]
             if sync.endpoint is None:  # no snapshot to wait for: follow from here
                 sync.synced, sync.last_seq = True, event["seq"] - 1
                 self._flush(sync)

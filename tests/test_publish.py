@@ -223,3 +223,13 @@ def test_stuck_subscriber_never_slows_the_table(context):
         assert got_by_stuck < count  # ZeroMQ dropped for the stuck one, not for the table
         stuck.close(linger=0)
         attentive.close(linger=0)
+
+
+def test_idle_seconds_counts_from_the_last_publish(context):
+    now = [100.0]
+    with EventPublisher("T01", LOOPBACK, LOOPBACK, context=context, clock=lambda: now[0]) as pub:
+        now[0] = 100.4
+        assert pub.idle_seconds() == pytest.approx(0.4)
+        FakeTable(pub).heartbeat()
+        now[0] = 101.0
+        assert pub.idle_seconds() == pytest.approx(0.6)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
@@ -66,6 +67,7 @@ class EventPublisher:
         context: zmq.Context[Any] | None = None,
         history: int = 100,
         sndhwm: int = DEFAULT_SNDHWM,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.table = table
         self.publish_endpoint = publish_endpoint
@@ -87,6 +89,8 @@ class EventPublisher:
         self.bound_snapshot: str | None = None
         self.published = 0
         self.snapshots_served = 0
+        self.clock = clock
+        self._last_sent = clock()
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -186,6 +190,11 @@ class EventPublisher:
                 log.warning("event seq %s of table %s dropped: the proxy is not keeping up",
                             event["seq"], self.table)
             self.published += 1
+            self._last_sent = self.clock()
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last publish (or start): the controller sends a heartbeat at >= 1."""
+        return self.clock() - self._last_sent
 
     def snapshot(self) -> dict[str, Any]:
         """The snapshot as the endpoint would answer it now."""
