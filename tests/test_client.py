@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -110,8 +111,9 @@ def test_gap_in_seq_makes_the_client_snapshot_again(context):
             collector.close()
 
 
-def test_controller_restart_continues_seq_without_duplicate_result(context):
-    with EventPublisher("T01", LOOPBACK, LOOPBACK, context=context) as first:
+def test_controller_restart_continues_seq_without_duplicate_result():
+    # Each publisher has its own context (as its own process would): closing it frees the ports.
+    with EventPublisher("T01", LOOPBACK, LOOPBACK) as first:
         publish_at, snapshot_at = first.bound_publish, first.bound_snapshot
         table = FakeTable(first)
         collector = Collector(TableClient(publish_at, snapshot_at, "T01"))
@@ -121,7 +123,7 @@ def test_controller_restart_continues_seq_without_duplicate_result(context):
         assert seen == round_one
     try:
         # The controller comes back on the same endpoints with its journal.
-        with EventPublisher("T01", publish_at, snapshot_at, context=context) as second:
+        with EventPublisher("T01", publish_at, snapshot_at) as second:
             second.prime(table.journal)
             table.publisher = second
             round_two = table.play_round(TIE_ROUND)
@@ -207,3 +209,62 @@ def test_snapshot_request_is_repeated_when_the_endpoint_does_not_answer(context)
         client.close()
         silent.close(linger=0)
         pub.close(linger=0)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_controller_killed_and_restarted_display_keeps_seq_and_counts_each_result_once(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from table_controller.display.model import TableView
+
+    here = Path(__file__).resolve().parent
+    publish, snapshot = f"tcp://127.0.0.1:{free_port()}", f"tcp://127.0.0.1:{free_port()}"
+    journal = tmp_path / "journal.jsonl"
+
+    def controller(*rounds: list[str]) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, str(here / "table_process.py"), publish, snapshot,
+                                 str(journal), *[",".join(r) for r in rounds]],
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline() == "ready\n"
+        return proc
+
+    view = TableView("T01")
+    items: list[dict] = []
+    first = controller(BANKER_ROUND)
+    collector = Collector(TableClient(publish, snapshot, "T01"))
+    try:
+        items += collector.until(lambda i: i["type"] == "round.result" or
+                                 (i["type"] == "snapshot" and len(i["history"]) == 1))
+        first.kill()  # kill -9: no goodbye
+        first.wait(5)
+        second = controller(PLAYER_ROUND)
+        try:
+            items += collector.until(
+                lambda i: i["type"] == "round.result" and i["round"] == "T01-000002" or
+                (i["type"] == "snapshot" and len(i["history"]) == 2))
+            items += collector.until(lambda i: i["type"] == "heartbeat")
+        finally:
+            second.kill()
+            second.wait(5)
+    finally:
+        collector.close()
+    journaled = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [e["seq"] for e in journaled] == list(range(1, len(journaled) + 1))  # seq continues
+    last = 0
+    for item in items:
+        assert item["seq"] > last or (item["type"] == "snapshot" and item["seq"] >= last)
+        last = item["seq"]
+        view.apply(item)
+        if item["type"] != "snapshot":
+            assert item == journaled[item["seq"] - 1]  # what the controller journaled, exactly
+    assert [h["round"] for h in view.view(0)["history"]] == ["T01-000001", "T01-000002"]
+    assert [h["label"] for h in view.view(0)["history"]] == ["B", "P"]
