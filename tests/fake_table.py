@@ -29,17 +29,23 @@ class FakeTable:
         self.round: str | None = None
         self.rounds = 0
         self._lock = threading.Lock()  # heartbeats may come from another thread
+        self.state = "idle"
 
     def emit(self, type: str, **payload: Any) -> dict[str, Any]:
         with self._lock:
+            if type == "heartbeat" and payload.get("state") is None:
+                payload["state"] = self.state  # read under the lock: never stale
             self.seq += 1
             event = make_event(table=self.table, seq=self.seq, ts=self.clock(), type=type,
                                game=self.game, round=self.round, **payload)
             self.journal.append(event)
+            if type == "table.state":
+                self.state = payload["state"]
             self.publisher.publish(event)
             return event
 
-    def heartbeat(self, state: str = "idle") -> dict[str, Any]:
+    def heartbeat(self, state: str | None = None) -> dict[str, Any]:
+        """A heartbeat carrying the table's current state (or ``state``)."""
         return self.emit("heartbeat", state=state)
 
     def new_shoe(self, count: int = 416) -> dict[str, Any]:

@@ -31,7 +31,7 @@ class Heartbeats:
 
     def _run(self) -> None:
         while not self.stop.wait(0.2):
-            self.table.heartbeat(state="idle")
+            self.table.heartbeat()
 
     def close(self) -> None:
         self.stop.set()
