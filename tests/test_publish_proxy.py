@@ -96,3 +96,43 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
             publisher.close()
         proxy.close()
         context.term()
+
+
+def test_client_of_all_tables_through_the_proxy_snapshots_each_table():
+    from table_controller.client import TableClient
+
+    context = zmq.Context()
+    proxy = StudioProxy(LOOPBACK, LOOPBACK, context=context).start()
+    publishers = {t: EventPublisher(t, f"connect:{proxy.bound_frontend}", LOOPBACK,
+                                    context=context).start() for t in ("T01", "T02", "T03")}
+    tables = {t: FakeTable(p, table=t) for t, p in publishers.items()}
+    tables["T01"].play_round(["QH", "8S", "3C", "QD"])
+    snapshots = {t: p.bound_snapshot for t, p in publishers.items() if t != "T03"}
+    client = TableClient(proxy.bound_backend, snapshots, table=None)
+    try:
+        got: dict[str, dict] = {}
+        for _ in range(300):  # the tables' heartbeats until T01 and T02 are snapshotted
+            for table in tables.values():
+                table.heartbeat()
+            for item in client.events(timeout=0.02):
+                if item["type"] == "snapshot":
+                    got[item["table"]] = item
+            if len(got) == 2:
+                break
+        assert sorted(got) == ["T01", "T02"]
+        assert [e["round"] for e in got["T01"]["history"]] == ["T01-000001"]
+        assert got["T02"]["history"] == []
+        for item in client.events(timeout=0.2):  # drain heartbeats
+            assert item["type"] == "heartbeat"
+        sent = [tables["T02"].emit("table.state", state="paused", reason="break"),
+                tables["T01"].emit("table.state", state="closed", reason=None),
+                tables["T03"].emit("table.state", state="betting", reason=None)]
+        received = [next(client.events(timeout=5)) for _ in sent]
+        assert sorted(received, key=lambda e: e["table"]) == sorted(sent, key=lambda e: e["table"])
+        assert client.stats.gaps == 0
+    finally:
+        client.close()
+        for publisher in publishers.values():
+            publisher.close()
+        proxy.close()
+        context.term()
