@@ -130,3 +130,59 @@ def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
             expect(page.locator("#history span")).to_have_text(["B", "P", "B"])
         finally:
             browser.close()
+
+
+def views(url: str):
+    """The views pushed on ``/events``, as they come (blocking reads with a timeout)."""
+    with urllib.request.urlopen(url + "events", timeout=10) as stream:
+        for raw in stream:
+            line = raw.decode()
+            if line.startswith("data: "):
+                yield json.loads(line[6:])
+
+
+def test_garbage_on_the_wire_is_skipped_and_the_display_stays_up(caplog):
+    from table_controller.events import encode, make_event
+
+    context = zmq.Context()
+    raw = context.socket(zmq.PUB)
+    raw.setsockopt(zmq.LINGER, 0)
+    raw.bind(LOOPBACK)
+    wire = raw.getsockopt_string(zmq.LAST_ENDPOINT)
+    with EventPublisher("T01", LOOPBACK, LOOPBACK, context=context) as snapshots:
+        seq = [0]
+
+        def send(**fields) -> dict:
+            seq[0] += 1
+            event = make_event(table="T01", seq=seq[0], ts=0, game="baccarat", round=None, **fields)
+            snapshots.prime([event])
+            raw.send_multipart(encode(event))
+            return event
+
+        beats = threading.Event()
+
+        def heartbeats() -> None:  # the controller's idle heartbeat until the display is live
+            while not beats.wait(0.1):
+                send(type="heartbeat", state="idle")
+
+        beating = threading.Thread(target=heartbeats, daemon=True)
+        display = WebDisplay(lambda: TableClient(wire, snapshots.bound_snapshot, "T01"),
+                             table="T01", port=0)
+        url = f"http://127.0.0.1:{display.start()}/"
+        try:
+            beating.start()
+            stream = views(url)
+            assert next(v for v in stream if v["seq"] > 0)["table"] == "T01"
+            beats.set()
+            beating.join(5)
+            raw.send_multipart([b"T01.card", b"\xff\xfe not json"])
+            raw.send_multipart([b"T01.card", b'{"v":1,"table":"T01","seq":"x"}'])
+            good = send(type="table.state", state="paused", reason="dealer change")
+            shown = next(v for v in stream if v["seq"] == good["seq"])
+            assert (shown["state"], shown["reason"]) == ("paused", "dealer change")
+            assert display.feeder._thread.is_alive()
+        finally:
+            beats.set()
+            display.stop()
+            raw.close(linger=0)
+    context.destroy(linger=0)

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from table_controller.errors import ConfigError
 from table_controller.publish.publisher import DEFAULT_PUBLISH, DEFAULT_SNAPSHOT
 from table_controller.publish.security import ClientCurve, CurveConfig
+
+if TYPE_CHECKING:
+    from table_controller.publish.publisher import EventPublisher
 
 
 def add_publish_args(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +34,7 @@ def curve_config_from_args(args: argparse.Namespace) -> CurveConfig | None:
     if args.curve_secret is None and args.authorized_clients is None:
         return None
     if args.curve_secret is None or args.authorized_clients is None:
-        raise argparse.ArgumentTypeError("--curve-secret and --authorized-clients go together")
+        raise ConfigError("--curve-secret and --authorized-clients go together")
     return CurveConfig(args.curve_secret, args.authorized_clients)
 
 
@@ -63,3 +68,11 @@ def client_curve_from_args(args: argparse.Namespace) -> ClientCurve | None:
     if args.client_key is None or args.server_key is None:
         raise argparse.ArgumentTypeError("--client-key and --server-key go together")
     return ClientCurve(args.client_key, args.server_key)
+
+
+def publisher_from_args(args: argparse.Namespace, table: str, **kwargs: object) -> EventPublisher:
+    """An (unstarted) EventPublisher for ``table`` from the options of ``add_publish_args``."""
+    from table_controller.publish.publisher import EventPublisher
+
+    return EventPublisher(table, args.publish, args.snapshot, security=curve_config_from_args(args),
+                          **kwargs)  # type: ignore[arg-type]
