@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,7 +104,7 @@ class TableClient:
         self.snapshots: dict[str, dict[str, Any]] = {}
         self.stats = ClientStats()
         self._tables: dict[str, _TableSync] = {}
-        self._ready: list[dict[str, Any]] = []
+        self._ready: deque[dict[str, Any]] = deque()
         self._started_at = clock()
         self._sub = self.context.socket(zmq.SUB)
         self._configure(self._sub)
@@ -144,7 +145,7 @@ class TableClient:
         while True:
             while self._ready:
                 idle_since = self.clock()
-                yield self._ready.pop(0)
+                yield self._ready.popleft()
             now = self.clock()
             self._request_snapshots(now)
             wait = 0.1 if timeout is None else max(0.0, min(0.1, timeout - (now - idle_since)))
@@ -196,9 +197,13 @@ class TableClient:
             self._ready.append(event)
         elif seq <= sync.last_seq:
             self.stats.duplicates += 1
-            log.warning("table %s: seq went back from %d to %d (controller journal replaced?); "
-                        "asking for a snapshot", sync.table, sync.last_seq, seq)
-            self._resync(sync, event)
+            log.warning("table %s: seq went back from %d to %d (controller journal replaced?)",
+                        sync.table, sync.last_seq, seq)
+            if sync.endpoint is None:
+                sync.last_seq = seq
+                self._ready.append(event)
+            else:
+                self._resync(sync, event)
         else:
             self.stats.gaps += 1
             log.warning("table %s: events %d..%d lost; asking for a snapshot",

@@ -91,6 +91,7 @@ class EventPublisher:
         self.snapshots_served = 0
         self.clock = clock
         self._last_sent = clock()
+        self._reply_cache: tuple[int, str] | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -171,7 +172,8 @@ class EventPublisher:
 
         Raises :class:`~table_controller.events.EventError` for an event that breaks
         events.md or belongs to another table, and ``ValueError`` when its seq does not
-        follow the last one (the journal gives every event the next seq).
+        follow the last one (the journal gives every event the next seq). The publisher
+        keeps ``event`` for snapshots: do not change the dict afterwards.
         """
         validate(event)
         if event["table"] != self.table:
@@ -234,6 +236,18 @@ class EventPublisher:
                 self.handshakes.stop([router])
             router.close(linger=0)
 
+    def _snapshot_json(self) -> str:
+        # Copy references under the lock (microseconds), serialise outside it: a burst of
+        # snapshot requests never holds up publish(). Published events are not mutated.
+        with self._lock:
+            seq = self._state.seq
+            if self._reply_cache is not None and self._reply_cache[0] == seq:
+                return self._reply_cache[1]
+            reply = self._state.shallow_reply()
+        text = json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
+        self._reply_cache = (seq, text)
+        return text
+
     def _answer(self, router: zmq.Socket[Any], frames: list[bytes]) -> None:
         # ROUTER envelope: [identity, (b"" from REQ clients), request]; echo it back.
         if len(frames) < 2:
@@ -245,8 +259,7 @@ class EventPublisher:
         except (UnicodeDecodeError, json.JSONDecodeError):
             op = None
         if op == "snapshot":
-            with self._lock:
-                reply = json.dumps(self._state.reply(), separators=(",", ":"), ensure_ascii=False)
+            reply = self._snapshot_json()
             self.snapshots_served += 1
         else:
             reply = json.dumps({"error": 'unknown request; send {"op": "snapshot"}'})

@@ -61,6 +61,11 @@ class SnapshotState:
         elif kind != "heartbeat" and self.round and event.get("round") == self.round[0].get("round"):
             self.round.append(event)
 
+    def shallow_reply(self) -> dict[str, Any]:
+        """The snapshot reply with the event dicts shared, not copied (cheap, for serialising at once)."""
+        return {"seq": self.seq, "state": dict(self.state) if self.state else None,
+                "round": list(self.round), "history": list(self.history), "shoe": list(self.shoe)}
+
     def reply(self) -> dict[str, Any]:
         """The snapshot reply: ``{"seq", "state", "round", "history", "shoe"}`` (a deep copy)."""
         return {
