@@ -115,3 +115,16 @@ def test_malformed_authorised_key_names_the_file(keys):
 def test_generate_refuses_to_overwrite(keys):
     with pytest.raises(KeyFileError, match="already exists"):
         generate_keys(keys["clients"], "floor-display")
+
+
+def test_a_display_authorised_later_is_served_after_reload(keys, secured):
+    import shutil
+
+    table = FakeTable(secured)
+    generate_keys(keys["clients"].parent / "late", "late-display")
+    late = ClientCurve(keys["clients"].parent / "late" / "late-display.key_secret",
+                       keys["server_public"])
+    shutil.copy(keys["clients"].parent / "late" / "late-display.key", keys["clients"])
+    secured.reload_authorized_clients()
+    with TableClient(secured.bound_publish, secured.bound_snapshot, "T01", curve=late) as client:
+        assert drive_until_snapshot(client, table)["seq"] >= 1

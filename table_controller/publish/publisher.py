@@ -145,8 +145,15 @@ class EventPublisher:
                 self._pub.close(linger=0)
                 self._pub = None
         self._stop_auth()
-        if self._own_context:
+        if self._own_context and not self.context.closed:
             self.context.term()
+
+    def reload_authorized_clients(self) -> None:
+        """Re-read the authorised client keys folder (a display added or removed; no restart)."""
+        if self.security is None or self._auth is None:
+            return
+        self.security.load()  # clear errors for a malformed new key file
+        self._auth.configure_curve(domain="*", location=str(self.security.authorized_clients_dir))
 
     def _stop_auth(self) -> None:
         if self._auth is not None:
