@@ -390,7 +390,7 @@ def main() -> int:
                       round="T01-000001", position="player", index=0, code="TS", source="shoe+camera")
     with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parent) as tmp:
         folder = Path(tmp)
-        say(f"floor: pty, pyzmq, journal commit ({samples} samples each)")
+        say(f"floor: pty, pyzmq, journal commit ({samples} samples; commits paced)")
         pty_ns = floor_pty(samples, gap)
         zmq_ns = floor_zmq(samples, gap, card)
         commit_ns = floor_commit(min(samples, 1000), folder, max(gap, 0.01))

@@ -59,12 +59,21 @@ def stage() -> Iterator[dict]:
         context.destroy(linger=0)
 
 
-def test_view_endpoint_serves_the_current_view_as_json(stage):
-    from playwright.sync_api import sync_playwright  # noqa: F401  (import check only)
-
-    stage["table"].heartbeat()
+def test_health_and_view_endpoints_answer_json(stage):
     with urllib.request.urlopen(stage["url"] + "healthz", timeout=5) as answer:
         assert json.load(answer)["ok"] is True
+    with urllib.request.urlopen(stage["url"] + "view", timeout=5) as answer:
+        assert set(json.load(answer)) >= {"table", "state", "countdown", "positions", "result",
+                                          "history", "bead_plate", "big_road"}
+
+
+def test_page_draws_cards_itself_and_loads_nothing_from_elsewhere(stage):
+    with urllib.request.urlopen(stage["url"], timeout=5) as answer:
+        page = answer.read().decode()
+    assert 'new EventSource("events")' in page
+    assert "createElementNS(SVG" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in page
 
 
 @pytest.mark.browser
@@ -72,6 +81,7 @@ def test_view_endpoint_serves_the_current_view_as_json(stage):
 def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium is not installed: run scripts/install-browser.sh")
+    pytest.importorskip("playwright.sync_api", reason="install the 'browser' extra (playwright)")
     from playwright.sync_api import expect, sync_playwright
 
     table: FakeTable = stage["table"]
