@@ -141,3 +141,32 @@ def test_terminal_render_shows_table_cards_banner_and_last_results():
     assert "[10♥] [9♠]" in text
     assert "PLAYER WINS  PLAYER 9 – BANKER 5" in text
     assert "last results:  P" in text
+
+
+def test_terminal_display_follows_a_table_until_stopped():
+    import zmq
+
+    from fake_table import BANKER_ROUND, FakeTable
+    from table_controller.client import TableClient
+    from table_controller.display.terminal import run_terminal
+    from table_controller.publish import EventPublisher
+
+    context = zmq.Context()
+    with EventPublisher("T01", "tcp://127.0.0.1:0", "tcp://127.0.0.1:0", context=context) as pub:
+        table = FakeTable(pub)
+        table.play_round(BANKER_ROUND)
+        out = io.StringIO()
+        client = TableClient(pub.bound_publish, pub.bound_snapshot, "T01", context=context)
+        def stop() -> bool:  # called between items: the table's heartbeats until the snapshot came
+            if client.snapshot is not None:
+                return True
+            table.heartbeat()
+            return False
+
+        try:
+            run_terminal(client, table="T01", out=out, stop=stop, clock=lambda: T0)
+        finally:
+            client.close()
+    context.destroy(linger=0)
+    assert "BANKER WINS  PLAYER 3 – BANKER 8" in out.getvalue()
+    assert "[8♠] [Q♦]" in out.getvalue()

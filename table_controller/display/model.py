@@ -111,8 +111,11 @@ class TableView:
         for event in snap.get("history") or []:
             self.game = event.get("game", self.game)
             self._record_result(event)
-        if self.history and not snap.get("round"):
+        history = snap.get("history") or []
+        if history and not snap.get("round"):
             self.result = self.history[-1]
+            for position, hand in (history[-1].get("hands") or {}).items():
+                self.cards[position] = list(hand.get("cards") or [])  # the last round's cards
         for event in snap.get("round") or []:
             self._apply_event(event)
         self.seq = int(snap.get("seq") or 0)

@@ -83,7 +83,8 @@ def run_terminal(client: TableClient, *, table: str | None, json_lines: bool = F
                 if stop():
                     return
         return
-    console = Console(file=out)
+    # Not a terminal (a pipe, a log): no height to crop the screen to.
+    console = Console(file=out, height=None if out.isatty() else 200)
     with Live(render(model.view(clock())), console=console, refresh_per_second=4,
               transient=False) as live:
         while not stop():
