@@ -100,6 +100,7 @@ def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
             expect(page.locator("#banner")).to_have_text("BANKER WINS  PLAYER 3 – BANKER 8")
             expect(page.locator("#bead-plate .bead")).to_have_count(1)
             expect(page.locator("#bead-plate .bead-B")).to_have_text("B")
+            expect(page.locator("#bead-plate")).to_be_visible()
 
             table.open_round(betting_seconds=15)
             expect(page.locator("#state")).to_have_text("betting")

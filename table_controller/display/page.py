@@ -41,6 +41,7 @@ PAGE = r"""<!doctype html>
   .bead-B { background: #c62828; } .bead-P { background: #1565c0; } .bead-T { background: #2e7d32; }
   #big-road { background: #fff; border-radius: .3rem; }
   #alerts { grid-column: 1 / 3; color: #ffb4a8; }
+  section[hidden] { display: none; }
 </style>
 </head>
 <body>
@@ -51,8 +52,8 @@ PAGE = r"""<!doctype html>
 <main>
   <section id="positions"></section>
   <div id="banner" hidden></div>
-  <section><h3>Bead plate</h3><div id="bead-plate" class="board"></div></section>
-  <section><h3>Big road</h3><svg id="big-road" width="100%" height="170"></svg></section>
+  <section class="baccarat-only"><h3>Bead plate</h3><div id="bead-plate" class="board"></div></section>
+  <section class="baccarat-only"><h3>Big road</h3><svg id="big-road" width="100%" height="170"></svg></section>
   <section><h3>Last results</h3><div id="history"></div></section>
   <section id="alerts"></section>
 </main>
@@ -92,6 +93,9 @@ function draw(view) {
   document.getElementById("game").textContent = view.variant || view.game || "";
   document.getElementById("state").textContent = view.state || "waiting";
   document.getElementById("round").textContent = view.round ? "round " + view.round : "";
+  document.querySelectorAll(".baccarat-only").forEach(section => {
+    section.hidden = Boolean(view.game) && view.game !== "baccarat";  // scoreboards are baccarat's
+  });
   countdownEnds = view.countdown === null ? null : performance.now() + view.countdown * 1000;
   tick();
   const positions = document.getElementById("positions");
