@@ -158,6 +158,8 @@ class TableView:
             if kind == "round.result":
                 for position, hand in (event.get("hands") or {}).items():
                     self.cards[position] = list(hand.get("cards") or self.cards.get(position, []))
+            else:
+                self.cards = {}  # a void round's cards do not count: the banner says so
         elif kind == "shoe":
             self.shoe_count = event.get("count")
             if event.get("event") == "new":
