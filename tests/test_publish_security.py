@@ -128,3 +128,14 @@ def test_a_display_authorised_later_is_served_after_reload(keys, secured):
     secured.reload_authorized_clients()
     with TableClient(secured.bound_publish, secured.bound_snapshot, "T01", curve=late) as client:
         assert drive_until_snapshot(client, table)["seq"] >= 1
+
+
+def test_curve_config_from_a_configuration_table(tmp_path):
+    from table_controller.errors import ConfigError
+
+    config = CurveConfig.from_mapping(
+        {"server_secret_file": "keys/table.key_secret", "authorized_clients_dir": "clients"},
+        base=tmp_path)
+    assert config == CurveConfig(tmp_path / "keys" / "table.key_secret", tmp_path / "clients")
+    with pytest.raises(ConfigError, match=r"\[events.curve\] lacks key 'authorized_clients_dir'"):
+        CurveConfig.from_mapping({"server_secret_file": "k"}, base=tmp_path)
