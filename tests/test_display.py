@@ -11,7 +11,6 @@ from table_controller.display.model import TableView, banner_of
 from table_controller.display.scoreboard import bead_plate, big_road
 from table_controller.display.terminal import render
 from table_controller.events import make_event
-from table_controller.publish import SnapshotState
 
 T0 = 1_800_000_000.0
 
