@@ -25,6 +25,9 @@ COMMAND_MODULES = (
     "table_controller.cli.par_cmd",
     "table_controller.cli.journal_cmd",
     "table_controller.cli.shoe_cmd",
+    "table_controller.cli.keys_cmd",
+    "table_controller.cli.proxy_cmd",
+    "table_controller.cli.display_cmd",
 )
 
 

@@ -1,0 +1,43 @@
+"""``table-controller keys generate``: CURVE key pairs for tables and displays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    keys = subparsers.add_parser("keys", help="CURVE keys for a secured event stream")
+    sub = keys.add_subparsers(dest="keys_command", metavar="ACTION")
+    sub.required = True
+    generate = sub.add_parser(
+        "generate",
+        help="write a key pair: NAME.key (public) and NAME.key_secret (secret)",
+        description=(
+            "Writes NAME.key (public key: give it to the other side) and NAME.key_secret "
+            "(secret key: stays on this machine, mode 600) into --dir. A table's pair goes in "
+            "its configuration (server secret); a display's public key goes in the table's "
+            "authorised-clients folder."
+        ),
+    )
+    generate.add_argument("--name", required=True, help="key name, e.g. table-T01 or floor-display-3")
+    generate.add_argument("--dir", type=Path, default=Path("."), help="folder to write to (default .)")
+    generate.add_argument("--json", action="store_true", help="print a JSON object")
+    generate.set_defaults(func=run_generate)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    import zmq.auth
+
+    from table_controller.publish.security import generate_keys
+
+    public, secret = generate_keys(args.dir, args.name)
+    public_key, _ = zmq.auth.load_certificate(public)
+    if args.json:
+        print(json.dumps({"public_file": str(public), "secret_file": str(secret),
+                          "public_key": public_key.decode()}))
+    else:
+        print(f"public key  {public}  ({public_key.decode()})")
+        print(f"secret key  {secret}  (keep it on this machine)")
+    return 0

@@ -1,0 +1,276 @@
+"""The PUB socket and the snapshot server of one table (events.md, the Clone pattern)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import Any
+
+import zmq
+
+from table_controller.events import encode, validate
+from table_controller.publish.security import (
+    CurveConfig, HandshakeWatch, make_server, start_authenticator,
+)
+from table_controller.publish.snapshot import SnapshotState
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PUBLISH = "tcp://*:5556"
+DEFAULT_SNAPSHOT = "tcp://*:5557"
+#: Messages queued per subscriber before ZeroMQ drops for that subscriber (a slow display).
+DEFAULT_SNDHWM = 10_000
+CONNECT_PREFIX = "connect:"
+
+
+def attach(socket: zmq.Socket[Any], endpoint: str) -> str:
+    """Bind ``socket`` to ``endpoint``, or connect it when written ``connect:tcp://host:port``.
+
+    Returns the endpoint actually used (``tcp://127.0.0.1:0`` binds a free port).
+    """
+    if endpoint.startswith(CONNECT_PREFIX):
+        target = endpoint[len(CONNECT_PREFIX):]
+        socket.connect(target)
+        return target
+    socket.bind(endpoint)
+    return socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+
+class EventPublisher:
+    """PUB socket + snapshot server for one table.
+
+    The controller journals an event (which gives it its seq) and then calls
+    :meth:`publish`; the publisher sends it as ``<table>.<type>`` + JSON and folds
+    it into the snapshot that its ROUTER socket serves to late joiners
+    (``{"op": "snapshot"}`` -> ``{"seq", "state", "round", "history", "shoe"}``).
+
+    ``publish_endpoint`` is bound, or connected to a studio proxy's XSUB frontend
+    when written ``connect:tcp://proxy:5559``. :meth:`publish` never blocks: a
+    subscriber that falls ``sndhwm`` messages behind loses messages (and will
+    re-snapshot on the seq gap) instead of slowing the table.
+
+    With ``security`` the two endpoints are CURVE servers that serve only clients
+    whose public key is in ``security.authorized_clients_dir``.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        publish_endpoint: str = DEFAULT_PUBLISH,
+        snapshot_endpoint: str = DEFAULT_SNAPSHOT,
+        *,
+        security: CurveConfig | None = None,
+        context: zmq.Context[Any] | None = None,
+        history: int = 100,
+        sndhwm: int = DEFAULT_SNDHWM,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.table = table
+        self.publish_endpoint = publish_endpoint
+        self.snapshot_endpoint = snapshot_endpoint
+        self.security = security
+        self._own_context = context is None
+        self.context: zmq.Context[Any] = context or zmq.Context()
+        self._state = SnapshotState(history)
+        self._lock = threading.Lock()
+        self._pub: zmq.Socket[Any] | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._auth: Any = None
+        self.handshakes = HandshakeWatch()
+        self.sndhwm = sndhwm
+        self.bound_publish: str | None = None
+        self.bound_snapshot: str | None = None
+        self.published = 0
+        self.snapshots_served = 0
+        self.clock = clock
+        self._last_sent = clock()
+        self._reply_cache: tuple[int, str] | None = None
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def prime(self, events: Iterable[dict[str, Any]]) -> None:
+        """Rebuild the snapshot (state, round in progress, last results, seq) from journaled events."""
+        with self._lock:
+            for event in events:
+                validate(event)
+                self._state.apply(event)
+
+    def start(self) -> EventPublisher:
+        """Bind (or connect) the PUB socket and start the snapshot server thread."""
+        if self._pub is not None:
+            return self
+        keys = self.security.load() if self.security else None
+        if self.security is not None:
+            self._auth = start_authenticator(self.context, self.security)
+        pub = self.context.socket(zmq.PUB)
+        pub.setsockopt(zmq.LINGER, 0)
+        pub.setsockopt(zmq.SNDHWM, self.sndhwm)
+        if keys:
+            make_server(pub, *keys)
+            self.handshakes.watch(pub, "publish")
+        try:
+            self.bound_publish = attach(pub, self.publish_endpoint)
+        except zmq.ZMQError as e:
+            pub.close(linger=0)
+            self._stop_auth()
+            raise OSError(f"cannot open the event publisher at {self.publish_endpoint}: {e}") from e
+        self._pub = pub
+        self._thread = threading.Thread(target=self._serve, args=(keys,), daemon=True,
+                                        name=f"snapshot-{self.table}")
+        self._thread.start()
+        self._ready.wait(timeout=10)
+        if self._error is not None:
+            self.close()
+            raise OSError(f"cannot open the snapshot endpoint at {self.snapshot_endpoint}: "
+                          f"{self._error}") from self._error
+        return self
+
+    def close(self) -> None:
+        """Stop the snapshot server, close the sockets (and the context if it is ours)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        with self._lock:
+            if self._pub is not None:
+                if self.security is not None:
+                    self.handshakes.stop([self._pub])
+                self._pub.close(linger=0)
+                self._pub = None
+        self._stop_auth()
+        if self._own_context and not self.context.closed:
+            self.context.term()
+
+    def reload_authorized_clients(self) -> None:
+        """Re-read the authorised client keys folder (a display added or removed; no restart)."""
+        if self.security is None or self._auth is None:
+            return
+        self.security.load()  # clear errors for a malformed new key file
+        self._auth.configure_curve(domain="*", location=str(self.security.authorized_clients_dir))
+
+    def _stop_auth(self) -> None:
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
+
+    def __enter__(self) -> EventPublisher:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- publishing -----------------------------------------------------------------------------
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the latest event published or primed (0 before any)."""
+        return self._state.seq
+
+    def publish(self, event: dict[str, Any]) -> None:
+        """Send one journaled event and fold it into the snapshot. Thread-safe, never blocks.
+
+        Raises :class:`~table_controller.events.EventError` for an event that breaks
+        events.md or belongs to another table, and ``ValueError`` when its seq does not
+        follow the last one (the journal gives every event the next seq). The publisher
+        keeps ``event`` for snapshots: do not change the dict afterwards.
+        """
+        validate(event)
+        if event["table"] != self.table:
+            raise ValueError(f"event of table {event['table']!r} given to the publisher of {self.table!r}")
+        frames = encode(event)
+        with self._lock:
+            if self._pub is None:
+                raise RuntimeError(f"the event publisher of table {self.table} is not started")
+            if event["seq"] <= self._state.seq:
+                raise ValueError(f"event seq {event['seq']} does not follow the last published "
+                                 f"seq {self._state.seq} of table {self.table}")
+            self._state.apply(event)
+            try:
+                self._pub.send_multipart(frames, flags=zmq.NOBLOCK, copy=True)
+            except zmq.Again:  # only a connect:-mode PUB whose proxy queue is full
+                log.warning("event seq %s of table %s dropped: the proxy is not keeping up",
+                            event["seq"], self.table)
+            self.published += 1
+            self._last_sent = self.clock()
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last publish (or start): the controller sends a heartbeat at >= 1."""
+        return self.clock() - self._last_sent
+
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot as the endpoint would answer it now."""
+        with self._lock:
+            return self._state.reply()
+
+    # -- snapshot server --------------------------------------------------------------------------
+
+    def _serve(self, keys: tuple[bytes, bytes] | None) -> None:
+        router = self.context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        router.setsockopt(zmq.SNDHWM, 1000)
+        router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        try:
+            if keys:
+                make_server(router, *keys)
+                self.handshakes.watch(router, "snapshot")
+            self.bound_snapshot = attach(router, self.snapshot_endpoint)
+        except zmq.ZMQError as e:
+            self._error = e
+            router.close(linger=0)
+            self._ready.set()
+            return
+        self._ready.set()
+        poller = zmq.Poller()
+        poller.register(router, zmq.POLLIN)
+        try:
+            while not self._stop.is_set():
+                if not poller.poll(100):
+                    continue
+                frames = router.recv_multipart()
+                self._answer(router, frames)
+        except Exception:  # the top of a worker thread: log, never die silently
+            log.exception("snapshot server of table %s stopped", self.table)
+        finally:
+            if keys:
+                self.handshakes.stop([router])
+            router.close(linger=0)
+
+    def _snapshot_json(self) -> str:
+        # Copy references under the lock (microseconds), serialise outside it: a burst of
+        # snapshot requests never holds up publish(). Published events are not mutated.
+        with self._lock:
+            seq = self._state.seq
+            if self._reply_cache is not None and self._reply_cache[0] == seq:
+                return self._reply_cache[1]
+            reply = self._state.shallow_reply()
+        text = json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
+        self._reply_cache = (seq, text)
+        return text
+
+    def _answer(self, router: zmq.Socket[Any], frames: list[bytes]) -> None:
+        # ROUTER envelope: [identity, (b"" from REQ clients), request]; echo it back.
+        if len(frames) < 2:
+            return
+        envelope, body = frames[:-1], frames[-1]
+        try:
+            request = json.loads(body)
+            op = request.get("op") if isinstance(request, dict) else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            op = None
+        if op == "snapshot":
+            reply = self._snapshot_json()
+            self.snapshots_served += 1
+        else:
+            reply = json.dumps({"error": 'unknown request; send {"op": "snapshot"}'})
+        try:
+            router.send_multipart([*envelope, reply.encode()], flags=zmq.NOBLOCK)
+        except zmq.Again:
+            log.warning("snapshot reply to a slow client of table %s dropped", self.table)
