@@ -4,22 +4,27 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TC := $(VENV)/bin/table-controller
 
-.PHONY: sim test bench clean
+.PHONY: sim test test-assets bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,web]'
+	$(PY) -m pip install --quiet -e '.[test,web,browser]'
 	touch $@
 
 sim: $(VENV)/.installed
-	$(TC) rules demo --rounds 3
+	$(TC) sim --game baccarat --rounds 12 --speed 4 --seed 2026 --display
 
-test: $(VENV)/.installed
+# Test-only system packages (Debian chromium for the browser test, card artwork for the
+# camera tests); each script does nothing when its package is already there.
+test-assets:
+	@for s in scripts/install-*.sh; do [ -f "$$s" ] && bash "$$s" || exit 1; done
+
+test: $(VENV)/.installed test-assets
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed
-	for b in benchmarks/*.py; do $(PY) $$b; done
+	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -73,7 +73,7 @@ def test_a_second_run_continues_the_journal(tmp_path: Path) -> None:
 def test_sim_json_prints_every_event_as_events_md_defines(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "table_controller", "sim", "--game", "teen-patti-2020", "--rounds", "2",
-         "--speed", "0", "--seed", "3", "--json", "--journal", str(tmp_path / "T01.sqlite")],
+         "--speed", "0", "--seed", "3", "--json", "--no-publish", "--journal", str(tmp_path / "T01.sqlite")],
         capture_output=True, text=True, timeout=60, cwd=ROOT, check=True,
     )
     lines = [json.loads(line) for line in out.stdout.splitlines()]
@@ -88,7 +88,7 @@ def test_sim_json_prints_every_event_as_events_md_defines(tmp_path: Path) -> Non
 def test_kill_9_at_random_moments_loses_nothing_and_settles_once(tmp_path: Path) -> None:
     journal = tmp_path / "T01.sqlite"
     rng = random.Random(20261129)
-    command = [sys.executable, "-m", "table_controller", "sim", "--game", "baccarat", "--speed", "0",
+    command = [sys.executable, "-m", "table_controller", "sim", "--game", "baccarat", "--speed", "0", "--no-publish",
                "--journal", str(journal)]
     for attempt in range(4):
         proc = subprocess.Popen(command + ["--rounds", "500", "--seed", str(attempt)], cwd=ROOT,

@@ -34,8 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sim.add_argument("--journal", type=Path, help="journal file (default: a temporary one)")
     sim.add_argument("--table", default="T01", help="table id (default T01)")
     sim.add_argument("--betting-seconds", type=float, default=15, help="betting countdown at speed 1")
-    sim.add_argument("--publish", metavar="ENDPOINT", help="also publish events, e.g. tcp://127.0.0.1:5556")
-    sim.add_argument("--snapshot", metavar="ENDPOINT", help="snapshot endpoint, e.g. tcp://127.0.0.1:5557")
+    sim.add_argument("--publish", default="tcp://127.0.0.1:5556", metavar="ENDPOINT",
+                     help="ZeroMQ PUB endpoint (default tcp://127.0.0.1:5556)")
+    sim.add_argument("--snapshot", default="tcp://127.0.0.1:5557", metavar="ENDPOINT",
+                     help="snapshot endpoint (default tcp://127.0.0.1:5557)")
+    sim.add_argument("--no-publish", action="store_true", help="publish nothing (no ZeroMQ sockets)")
+    sim.add_argument("--control", metavar="ENDPOINT",
+                     help="supervisor control socket, e.g. tcp://127.0.0.1:5558 (default: none)")
+    sim.add_argument(
+        "--display", action="store_true",
+        help="show the table through a real display client subscribed to the event stream "
+        "(a live screen on a terminal, one line per round otherwise)",
+    )
     sim.add_argument("--variants-dir", type=Path, help="a folder of the studio's own variant files")
     sim.add_argument("--json", action="store_true", help="print every event as one JSON object per line")
     sim.set_defaults(func=run_sim)
@@ -65,7 +75,14 @@ def run_sim(args: argparse.Namespace) -> int:
     from table_controller.events import to_json
     from table_controller.sim.table import SimOptions, SimulatedTable
 
+    if args.display and args.no_publish:
+        from table_controller.errors import ConfigError
+
+        raise ConfigError("--display needs the event stream: drop --no-publish")
+
     def show(event: dict[str, Any]) -> None:
+        if args.display and not args.json:
+            return  # the display client shows the table
         if args.json:
             print(to_json(event), flush=True)
         else:
@@ -76,10 +93,15 @@ def run_sim(args: argparse.Namespace) -> int:
     options = SimOptions(
         variant=args.game, rounds=args.rounds, seed=args.seed, speed=args.speed, faults=args.faults,
         journal=args.journal, table=args.table, betting_seconds=args.betting_seconds,
-        publish=args.publish, snapshot=args.snapshot, variants_dir=args.variants_dir,
+        publish=None if args.no_publish else args.publish,
+        snapshot=None if args.no_publish else args.snapshot,
+        control=args.control, variants_dir=args.variants_dir,
     )
     table = SimulatedTable(options, on_event=show)
-    report = table.run()
+    if args.display and not args.json:
+        report = run_with_display(table, args.publish, args.snapshot, args.table)
+    else:
+        report = table.run()
     summary = {
         "rounds": report.rounds, "results": report.results, "voids": report.voids,
         "cards": report.cards, "events": report.events, "dealer_faults": report.faults,
@@ -87,3 +109,42 @@ def run_sim(args: argparse.Namespace) -> int:
     }
     print(("# " if args.json else "") + "summary: " + json.dumps(summary), file=sys.stderr)
     return 0
+
+
+def run_with_display(table: Any, publish: str, snapshot: str, table_id: str) -> Any:
+    """Run the simulated table in a thread and a display client in this one."""
+    import threading
+
+    from table_controller.client import TableClient
+
+    finished = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def play() -> None:
+        try:
+            outcome["report"] = table.run()
+        except BaseException as e:  # handed to the main thread below
+            outcome["error"] = e
+        finally:
+            finished.set()
+
+    client = TableClient(publish.replace("*", "127.0.0.1"), snapshot.replace("*", "127.0.0.1"), table_id)
+    player = threading.Thread(target=play, name="sim", daemon=True)
+    player.start()
+    try:
+        if sys.stdout.isatty():
+            from table_controller.display.terminal import run_terminal
+
+            run_terminal(client, table=table_id, stop=finished.is_set)
+        else:
+            while not finished.is_set():
+                for event in client.events(timeout=0.25):
+                    line = describe(event) if event.get("type") != "snapshot" else None
+                    if line:
+                        print(f"[display] {line}", flush=True)
+    finally:
+        client.close()
+        player.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["report"]
