@@ -75,6 +75,23 @@ class ControlServer:
         digest = token_digest(token)
         return any(hmac.compare_digest(digest, d) for d in self.token_digests)
 
+    def _press(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A simulated dealer presses a panel button; only on gpiozero's mock pins."""
+        from gpiozero.pins.mock import MockFactory
+
+        from table_controller.panel import BUTTONS
+
+        panel = self.controller.panel
+        if panel is None or not isinstance(panel.pin_factory, MockFactory):
+            return {"ok": False, "error": "press is only for a panel on mock pins (panel.gpio = \"mock\")"}
+        button = request.get("button")
+        if button not in BUTTONS:
+            raise ValueError(f"unknown button {button!r} ({', '.join(BUTTONS)})")
+        pin = panel.pin_factory.pin(panel.pins[button])
+        pin.drive_low()
+        pin.drive_high()
+        return {"ok": True}
+
     def answer(self, request: Any) -> dict[str, Any]:
         """Handle one decoded request."""
         if not isinstance(request, dict) or "op" not in request:
@@ -88,8 +105,10 @@ class ControlServer:
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
             }
+        if op == "press":
+            return self._press(request)
         if op not in ("resume", "void"):
-            raise ValueError(f"unknown op {op!r} (status, resume, void)")
+            raise ValueError(f"unknown op {op!r} (status, press, resume, void)")
         if not self._authorised(request):
             return {"ok": False, "error": "not authorised: a valid supervisor token is required"}
         who = f"supervisor {request.get('by') or 'token'} (token)"
