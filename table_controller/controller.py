@@ -164,7 +164,8 @@ class TableController:
             deadlines.append(m.betting_ends)
         if m.state == "result":
             deadlines.append(m.state_since + m.result_seconds)
-        return max(0.0, min(deadlines) - now)
+        # Capped so that a stop request is noticed within a quarter second.
+        return max(0.0, min(min(deadlines) - now, 0.25))
 
     def _apply(self, item: Posted) -> None:
         self.stats.inputs += 1

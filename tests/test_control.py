@@ -1,0 +1,83 @@
+"""The supervisor's control socket: status, press (mock panel), resume and void with a token."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from table_controller.cli.supervise_cmd import send_request
+from table_controller.config import DEFAULT_PINS
+from table_controller.control import ControlServer, token_digest
+from table_controller.controller import TableController
+from table_controller.journal import Journal
+from table_controller.panel import DealerPanel
+from table_controller.rules import load_game
+from table_controller.table import inputs as i
+
+TOKEN = "s3cret-floor-token"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[TableController, ControlServer]]:
+    import threading
+
+    game = load_game("teen-patti-2020")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant=game.variant.id)
+    controller = TableController(game, journal, table="T01", has_shoe=False, betting_seconds=30)
+    factory = MockFactory()
+    controller.panel = DealerPanel(DEFAULT_PINS, factory, controller.on_button)
+    stop = threading.Event()
+    loop = threading.Thread(target=controller.run, args=(stop,))
+    loop.start()
+    server = ControlServer(controller, "tcp://127.0.0.1:0", [token_digest(TOKEN)])
+    server.start()
+    yield controller, server
+    server.close()
+    stop.set()
+    loop.join()
+    controller.panel.close()
+    journal.close()
+
+
+def ask(server: ControlServer, **request) -> dict:
+    return send_request(server.endpoint, request, timeout=5)
+
+
+def test_press_status_and_a_supervised_no_read(table) -> None:
+    controller, server = table
+    assert ask(server, op="press", button="start_round") == {"ok": True}
+    controller.request(i.CloseBetting())
+    controller.request(i.CardDrawn("AS"))
+    controller.request(i.NoRead())
+    status = ask(server, op="status")
+    assert (status["state"], status["awaiting"], status["cause"], status["next_position"]) == (
+        "paused", "card", "no-read", "b")
+    refused = ask(server, op="resume", token="wrong", card="KD")
+    assert refused == {"ok": False, "error": "not authorised: a valid supervisor token is required"}
+    answer = ask(server, op="resume", token=TOKEN, card="KD", by="maria")
+    assert answer["ok"] is True
+    card = [e for e in answer["events"] if e["type"] == "card"][0]
+    assert (card["position"], card["code"], card["source"]) == ("b", "KD", "manual")
+    resumed = [e for e in controller.journal.events() if e["type"] == "table.state"][-1]
+    assert resumed["by"] == "supervisor maria (token)"
+
+
+def test_void_needs_a_token_and_is_journaled_with_who(table) -> None:
+    controller, server = table
+    ask(server, op="press", button="start_round")
+    assert ask(server, op="void")["ok"] is False
+    answer = ask(server, op="void", token=TOKEN, by="li", reason="camera fault")
+    void = answer["events"][0]
+    assert (void["type"], void["reason"], void["by"], void["refund"]) == (
+        "round.void", "camera fault", "supervisor li (token)", True)
+
+
+def test_an_illegal_action_is_refused_with_the_reason(table) -> None:
+    _, server = table
+    answer = ask(server, op="resume", token=TOKEN)
+    assert answer == {"ok": False, "error": "nothing to resume: the table is idle"}
+    assert ask(server, op="press", button="self_destruct")["ok"] is False
+    assert "unknown op" in ask(server, op="launch")["error"]
