@@ -108,3 +108,33 @@ def test_kill_9_at_random_moments_loses_nothing_and_settles_once(tmp_path: Path)
     results = [e["round"] for e in events if e["type"] in ("round.result", "round.void")]
     assert len(results) == len(set(results))  # every round settled (or voided) once
     assert verify_journal(journal).ok
+
+
+def test_scripted_shoe_gives_exact_journal_rows(tmp_path: Path) -> None:
+    journal = tmp_path / "T01.sqlite"
+    script = ["2H", "KD", "QS", "4H", "KS", "3D", "2C", "9H", "9S", "9D", "KH", "KC"]
+    sim = SimulatedTable(SimOptions(variant="baccarat", rounds=2, speed=0, seed=1, journal=journal,
+                                    cards=script))
+    sim.run()
+    rows = [
+        (e["type"], e.get("position"), e.get("index"), e.get("code"), e.get("state"), e["round"])
+        for e in journal_events(journal) if e["type"] not in ("heartbeat",)
+    ]
+    r1, r2 = "T01-000001", "T01-000002"
+    assert rows[:3] == [
+        ("shoe", None, None, None, None, None),
+        ("table.state", None, None, None, "dealing", None),
+        ("card", "burn", 0, "2H", None, None),
+    ]
+    assert [r for r in rows if r[0] == "card"] == [
+        ("card", "burn", 0, "2H", None, None), ("card", "burn", 1, "KD", None, None),
+        ("card", "burn", 2, "QS", None, None),
+        ("card", "player", 0, "4H", None, r1), ("card", "banker", 0, "KS", None, r1),
+        ("card", "player", 1, "3D", None, r1), ("card", "banker", 1, "2C", None, r1),
+        ("card", "banker", 2, "9H", None, r1),
+        ("card", "player", 0, "9S", None, r2), ("card", "banker", 0, "9D", None, r2),
+        ("card", "player", 1, "KH", None, r2), ("card", "banker", 1, "KC", None, r2),
+    ]
+    results = [e for e in journal_events(journal) if e["type"] == "round.result"]
+    assert [r["outcome"]["winner"] for r in results] == ["player", "tie"]  # 9S KH vs 9D KC
+    assert results[1]["hands"]["player"]["class"] == "natural9"

@@ -37,6 +37,7 @@ class SimOptions:
     snapshot: str | None = None
     control: str | None = None
     variants_dir: Path | None = None
+    cards: list[str] | None = None  # a scripted shoe (card codes in dealing order)
 
 
 @dataclass
@@ -130,7 +131,7 @@ class SimulatedTable:
             betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
         )
         self.shoe = SimulatedShoe(
-            master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(),
+            master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(), cards=o.cards,
             faults=FaultPlan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
         )
         dealer.shoe = self.shoe
