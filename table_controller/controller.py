@@ -20,6 +20,7 @@ from typing import Any
 
 from table_controller.errors import TableError
 from table_controller.events import make_event
+from table_controller.fusion import CameraSaw, CardFusion
 from table_controller.rules.game import Game
 from table_controller.table import inputs as i
 from table_controller.table.machine import Draft, IllegalInput, TableMachine
@@ -66,6 +67,8 @@ class TableController:
         publisher: Any = None,
         clock: Callable[[], float] = time.time,
         heartbeat_seconds: float = 1.0,
+        card_sources: tuple[str, ...] = ("shoe",),
+        camera_confirm_seconds: float = 3.0,
     ) -> None:
         self.game = game
         self.journal = journal
@@ -80,11 +83,14 @@ class TableController:
             game, table=table, betting_seconds=betting_seconds, result_seconds=result_seconds
         )
         self.machine.link_up = not has_shoe
+        mode = "shoe+camera" if set(card_sources) == {"shoe", "camera"} else card_sources[0]
+        self.fusion = CardFusion(mode, camera_confirm_seconds)
         self.listeners: list[EventListener] = []
         self.stats = ControllerStats()
         self._queue: queue.Queue[Posted] = queue.Queue()
         self._last_sent = 0.0
         self._gate_open: bool | None = None
+        self._deferred_ack: Any = None
         self._had_shoe_session = journal.link_state is not None
         #: Set while the shoe link is up (or the table has no shoe).
         self.link_ready = threading.Event()
@@ -164,45 +170,80 @@ class TableController:
             deadlines.append(m.betting_ends)
         if m.state == "result":
             deadlines.append(m.state_since + m.result_seconds)
+        if self.fusion.pending or self.fusion.unmatched:
+            deadlines.append(now + 0.1)
         # Capped so that a stop request is noticed within a quarter second.
         return max(0.0, min(min(deadlines) - now, 0.25))
 
     def _apply(self, item: Posted) -> None:
         self.stats.inputs += 1
         try:
-            events = self.step(item.input, item.shoe_event) if item.input is not None else None
-            if events is None and item.shoe_event is not None:
-                self._record_link_only(item.shoe_event)
-                events = []
+            events = self.step(item.input, item.shoe_event)
         except IllegalInput as e:
             self.stats.rejected += 1
             log.warning("table %s: %s", self.table, e)
             if self.panel is not None:
                 self.panel.buzz()
-            if item.shoe_event is not None:
-                self._record_link_only(item.shoe_event)
             if item.reply is not None:
                 item.reply.put(e)
             return
         if item.reply is not None:
             item.reply.put(events)
 
-    def step(self, event: i.TableInput, shoe_event: Any = None) -> list[dict[str, Any]]:
-        """Apply one input now (in the loop's thread): journal, publish, act."""
-        drafts = self.machine.handle(event, self.clock())
-        link = getattr(shoe_event, "link", None)
-        events = self._commit(drafts, link=link)
-        if shoe_event is not None and self.shoe is not None:
-            self.shoe.ack(shoe_event)
+    def step(self, event: Any, shoe_event: Any = None) -> list[dict[str, Any]]:
+        """Apply one input now (in the loop's thread): journal, publish, act.
+
+        Whatever the machine decided before an input was rejected is still
+        committed (and the shoe frame recorded) before the rejection is raised.
+        """
+        now = self.clock()
+        drafts: list[Draft] = []
+        rejected: IllegalInput | None = None
+        try:
+            for table_input in self._fuse(event, now) if event is not None else []:
+                drafts += self.machine.handle(table_input, now)
+        except IllegalInput as e:
+            rejected = e
+        if any(d.type in ("round.result", "round.void") for d in drafts):
+            self.fusion.reset()
+        ack = self._frame_to_ack(shoe_event)
+        events = self._commit(drafts, link=ack.link if ack is not None else None)
+        if ack is not None and self.shoe is not None:
+            self.shoe.ack(ack)
         self._drive_devices(events)
+        if rejected is not None:
+            raise rejected
         return events
 
-    def _record_link_only(self, shoe_event: Any) -> None:
-        link = getattr(shoe_event, "link", None)
-        if link is not None:
-            self.journal.append([], link=(link.boot_id, link.seq))
-        if self.shoe is not None:
-            self.shoe.ack(shoe_event)
+    def _frame_to_ack(self, shoe_event: Any) -> Any:
+        """The shoe frame whose link state to journal and acknowledge now, if any.
+
+        While a shoe card waits for the camera's confirmation its frame (and
+        every later one: ACKs are cumulative) stays unacknowledged and its link
+        state unjournaled, so a crash before the card counts loses nothing: the
+        shoe sends it again.
+        """
+        frame = shoe_event if getattr(shoe_event, "link", None) is not None else None
+        if self.fusion.pending:
+            if frame is not None:
+                self._deferred_ack = frame
+            return None
+        if frame is None and self._deferred_ack is not None:
+            frame = self._deferred_ack
+        self._deferred_ack = None
+        return frame
+
+    def _fuse(self, event: Any, now: float) -> list[i.TableInput]:
+        """Cards go through the shoe/camera cross-check before the table sees them."""
+        m = self.machine
+        dealing = m.state == "dealing" and not m.burning
+        if isinstance(event, i.CardDrawn) and event.source == "shoe":
+            return self.fusion.shoe_card(event.code, m.deal, dealing, now)
+        if isinstance(event, CameraSaw):
+            return self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
+        if isinstance(event, i.Tick):
+            return [event, *self.fusion.tick(now)]
+        return [event]
 
     def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
         if not drafts and link is None:

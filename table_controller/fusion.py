@@ -1,0 +1,161 @@
+"""Shoe and camera: when does a card count?
+
+With both sources a card counts when both agree: the shoe names the card and
+its order, the camera must then see that card at the position the rules call
+for. Disagreement, a camera card with no shoe card, or a shoe card the camera
+never sees is a ``source-mismatch`` (the round pauses); a card laid at another
+position is ``wrong-position``; a card seen off every position is an exposed
+card. A camera-only table takes each card from the camera alone.
+
+Pure: the caller passes the time and the round's deal; the answers are table inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from table_controller.rules.cards import parse_card
+from table_controller.rules.game import Deal
+from table_controller.table import inputs as i
+
+Slot = tuple[str, int]
+
+
+@dataclass
+class _Pending:
+    code: str
+    since: float
+
+
+@dataclass
+class _Sighting:
+    slot: Slot
+    code: str
+    since: float
+
+
+class CardFusion:
+    """Cross-checks shoe cards with camera sightings (``mode``: shoe, camera or shoe+camera)."""
+
+    def __init__(self, mode: str, confirm_seconds: float = 3.0) -> None:
+        if mode not in ("shoe", "camera", "shoe+camera"):
+            raise ValueError(f"unknown card source mode {mode!r}")
+        self.mode = mode
+        self.confirm_seconds = confirm_seconds
+        self.pending: list[_Pending] = []
+        self.unmatched: list[_Sighting] = []
+
+    def reset(self) -> None:
+        """A round ended: nothing is pending any more."""
+        self.pending.clear()
+        self.unmatched.clear()
+
+    # ------------------------------------------------------------------ shoe
+    def shoe_card(self, code: str, deal: Deal | None, dealing: bool, now: float) -> list[i.TableInput]:
+        """A card left the shoe."""
+        if self.mode == "shoe" or deal is None or not dealing:
+            return [i.CardDrawn(code, "shoe")]  # burn cards and cards outside a round: the machine decides
+        slot = self.expected_slot(deal, extra=len(self.pending))
+        for k, seen in enumerate(self.unmatched):
+            if seen.code == code:
+                del self.unmatched[k]
+                if slot is not None and seen.slot != slot:
+                    return [i.CardMisplaced(f"card {code} laid at {_name(seen.slot)}, the rules called for {_name(slot)}")]
+                return [i.CardDrawn(code, "shoe+camera")]
+        self.pending.append(_Pending(code, now))
+        return []
+
+    # ------------------------------------------------------------------ camera
+    def camera_card(
+        self, position: str | None, index: int | None, code: str | None, deal: Deal | None,
+        dealing: bool, now: float,
+    ) -> list[i.TableInput]:
+        """The camera saw a card stable at a position (None: off every position)."""
+        if position is None:
+            if code is None and not dealing:
+                return []
+            what = f"card {code}" if code else "an unreadable card"
+            return [i.ExposedCard(f"{what} seen off every position")]
+        if deal is None or not dealing:
+            return []  # cards left on the layout between rounds are not dealt cards
+        slot = (position, index if index is not None else 0)
+        if self._already_placed(deal, slot, code):
+            return []
+        if self.mode == "camera":
+            return self._camera_only(slot, code, deal)
+        if code is None:
+            return []  # wait for a readable sighting; an unconfirmed shoe card times out in tick()
+        if self.pending:
+            expected = self.expected_slot(deal, extra=0)
+            head = self.pending[0]
+            if slot == expected:
+                self.pending.pop(0)
+                if head.code == code:
+                    return [i.CardDrawn(code, "shoe+camera")]
+                return [i.CameraMismatch(f"the shoe read {head.code}, the camera read {code} at {_name(slot)}")]
+            if any(p.code == code for p in self.pending):
+                return [i.CardMisplaced(f"card {code} laid at {_name(slot)}, the rules called for {_name(expected)}")]
+        self.unmatched.append(_Sighting(slot, code, now))
+        return []
+
+    def _camera_only(self, slot: Slot, code: str | None, deal: Deal) -> list[i.TableInput]:
+        expected = self.expected_slot(deal, extra=0)
+        if slot != expected:
+            what = code or "an unreadable card"
+            return [i.CardMisplaced(f"{what} laid at {_name(slot)}, the rules called for {_name(expected)}")]
+        if code is None:
+            return [i.NoRead(f"the camera cannot read the card at {_name(slot)}")]
+        return [i.CardDrawn(code, "camera")]
+
+    def camera_down(self) -> list[i.TableInput]:
+        return [i.CameraDown()]
+
+    # ------------------------------------------------------------------ time
+    def tick(self, now: float) -> list[i.TableInput]:
+        """Shoe cards the camera never confirmed, camera cards the shoe never named."""
+        out: list[i.TableInput] = []
+        while self.pending and now - self.pending[0].since >= self.confirm_seconds:
+            late = self.pending.pop(0)
+            out.append(i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s"))
+        keep = []
+        for seen in self.unmatched:
+            if now - seen.since >= self.confirm_seconds:
+                out.append(i.CameraMismatch(f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"))
+            else:
+                keep.append(seen)
+        self.unmatched = keep
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def expected_slot(self, deal: Deal, extra: int) -> Slot | None:
+        """Where the card after ``extra`` pending cards must go, by the game's dealing plan."""
+        hands = {p: list(cards) for p, cards in deal.hands.items()}
+        dealt = deal.dealt
+        for pending in self.pending[:extra]:
+            position = deal.game.next_position(hands, dealt)
+            if position is None:
+                return None
+            hands[position].append(parse_card(pending.code))
+            dealt += 1
+        position = deal.game.next_position(hands, dealt)
+        return None if position is None else (position, len(hands[position]))
+
+    @staticmethod
+    def _already_placed(deal: Deal, slot: Slot, code: str | None) -> bool:
+        hand = deal.hands.get(slot[0], [])
+        if slot[1] >= len(hand):
+            return False
+        return code is None or parse_card(code) == hand[slot[1]]
+
+
+def _name(slot: Slot | None) -> str:
+    return "no position" if slot is None else f"{slot[0]}[{slot[1]}]"
+
+
+@dataclass(frozen=True)
+class CameraSaw:
+    """The camera's watcher: a card became stable at a position (None: off every position)."""
+
+    position: str | None
+    index: int | None
+    code: str | None

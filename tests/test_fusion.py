@@ -1,0 +1,104 @@
+"""Shoe and camera cross-check: a card counts when both agree."""
+
+from __future__ import annotations
+
+from table_controller.fusion import CardFusion
+from table_controller.rules import load_game
+from table_controller.rules.cards import parse_card
+from table_controller.table import inputs as i
+
+
+def deal_with(variant: str, *codes: str):
+    game = load_game(variant)
+    deal = game.new_deal()
+    for code in codes:
+        deal.place(parse_card(code))
+    return deal
+
+
+def test_shoe_card_waits_for_the_camera_then_counts_as_both() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    assert f.shoe_card("4H", deal, True, 0.0) == []
+    assert f.camera_card("player", 0, "4H", deal, True, 0.2) == [i.CardDrawn("4H", "shoe+camera")]
+    assert not f.pending
+
+
+def test_camera_reading_another_card_is_a_source_mismatch() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    assert f.camera_card("player", 0, "4D", deal, True, 0.2) == [
+        i.CameraMismatch("the shoe read 4H, the camera read 4D at player[0]")
+    ]
+
+
+def test_card_laid_at_the_wrong_position_is_wrong_position() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    assert f.camera_card("banker", 0, "4H", deal, True, 0.2) == [
+        i.CardMisplaced("card 4H laid at banker[0], the rules called for player[0]")
+    ]
+
+
+def test_unconfirmed_shoe_card_times_out_as_a_mismatch() -> None:
+    f = CardFusion("shoe+camera", confirm_seconds=3)
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    assert f.tick(2.9) == []
+    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 4H within 3 s")]
+
+
+def test_camera_card_without_a_shoe_card_is_a_mismatch_after_the_wait() -> None:
+    f = CardFusion("shoe+camera", confirm_seconds=3)
+    deal = deal_with("baccarat")
+    assert f.camera_card("player", 0, "9S", deal, True, 0.0) == []
+    assert f.tick(3.5) == [
+        i.CameraMismatch("the camera saw 9S at player[0] but the shoe gave no such card")
+    ]
+
+
+def test_camera_first_then_shoe_still_agrees() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.camera_card("player", 0, "9S", deal, True, 0.0)
+    assert f.shoe_card("9S", deal, True, 0.1) == [i.CardDrawn("9S", "shoe+camera")]
+
+
+def test_two_pending_cards_follow_the_dealing_plan() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    f.shoe_card("KS", deal, True, 0.0)
+    assert f.expected_slot(deal, extra=1) == ("banker", 0)
+    assert f.camera_card("player", 0, "4H", deal, True, 0.1) == [i.CardDrawn("4H", "shoe+camera")]
+
+
+def test_card_off_every_position_is_exposed() -> None:
+    f = CardFusion("shoe+camera")
+    assert f.camera_card(None, None, "QS", deal_with("baccarat"), True, 0.0) == [
+        i.ExposedCard("card QS seen off every position")
+    ]
+
+
+def test_cards_on_the_layout_between_rounds_are_ignored() -> None:
+    f = CardFusion("camera")
+    assert f.camera_card("player", 0, "QS", None, False, 0.0) == []
+
+
+def test_camera_only_table_takes_cards_from_the_camera() -> None:
+    f = CardFusion("camera")
+    deal = deal_with("teen-patti-2020", "AS")
+    assert f.camera_card("b", 0, "KD", deal, True, 0.0) == [i.CardDrawn("KD", "camera")]
+    assert f.camera_card("a", 0, "AS", deal, True, 0.0) == []  # already placed
+    assert f.camera_card("a", 1, "2C", deal, True, 0.0) == [
+        i.CardMisplaced("2C laid at a[1], the rules called for b[0]")
+    ]
+    assert f.camera_card("b", 0, None, deal, True, 0.0) == [
+        i.NoRead("the camera cannot read the card at b[0]")
+    ]
+
+
+def test_shoe_only_passes_cards_straight_through() -> None:
+    assert CardFusion("shoe").shoe_card("AS", deal_with("baccarat"), True, 0.0) == [i.CardDrawn("AS", "shoe")]
