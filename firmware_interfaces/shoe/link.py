@@ -82,6 +82,7 @@ class ControllerLink:
         self._awaiting_nonce: str | None = None
         self._last_reset_at = float("-inf")
         self._resync_wanted = False
+        self._resync_since = self._resync_quiet_from = now
         self._pending: deque[list[int | bool]] = deque()  # [seq, acked_or_link_only]
         self._oos_since: float | None = None
         # Counted frames (unique within a shoe) delivered lately, and after a RESET the
@@ -96,7 +97,7 @@ class ControllerLink:
         self._queue: deque[tuple[str, tuple[str, ...]]] = deque()
         self._inflight: _Command | None = None
         if resume is None:
-            self._begin_resync(now)
+            self._send_reset(now)
 
     # -- properties ---------------------------------------------------------
     @property
@@ -163,10 +164,10 @@ class ControllerLink:
             self._up = False
             self.stats.link_downs += 1
             events.append(LinkDown(f"no frame from the shoe for {now - self._last_rx:.1f} s"))
-        if self._resync_wanted and not self._pending:
-            self._begin_resync(now)
+        if self._resync_wanted:
+            self._maybe_resync(now)
         elif self._awaiting_nonce is not None and now - self._last_reset_at >= t.reset_interval:
-            self._begin_resync(now)
+            self._send_reset(now)
         cmd = self._inflight
         if cmd is not None:
             interval = t.retransmit if self._up else t.slow_retransmit
@@ -198,7 +199,7 @@ class ControllerLink:
     def command(self, type: str, now: float, args: tuple[str, ...] = ()) -> None:
         """Queue LOCK, UNLOCK or STATUS (sent one at a time); RESET resynchronises."""
         if type == "RESET":
-            self._begin_resync(now)
+            self._request_resync(now)
             return
         if type not in COMMANDS:
             raise ValueError(f"unknown shoe command {type!r}: expected one of {sorted(COMMANDS)}")
@@ -228,13 +229,36 @@ class ControllerLink:
         self._inflight = None
         self._pump(now)
 
-    def _begin_resync(self, now: float) -> None:
-        """Send RESET with a fresh nonce; deliver nothing until its HELLO arrives."""
-        if self._pending:
-            # Frames delivered but not yet acked by the consumer would come back
-            # under new seqs after a RESET: wait until the consumer caught up.
-            self._resync_wanted = True
+    def _request_resync(self, now: float) -> None:
+        """Ask for a RESET; it goes out once it cannot make the shoe re-send delivered frames.
+
+        After a RESET the shoe re-sends, under new seqs, every frame it has not
+        seen ACKed. So the RESET waits (a) until the consumer has ACKed every
+        delivered event and (b) until our ACK has visibly reached the shoe: no
+        retransmission of an ACKed frame for 1.5 retransmission intervals (or
+        4 stall times at most, for a shoe that ignores our ACKs).
+        """
+        if self._awaiting_nonce is not None:
             return
+        if not self._resync_wanted:
+            self._resync_wanted = True
+            self._resync_since = now
+        self._resync_quiet_from = now
+        self._send_ack()
+        self._maybe_resync(now)
+
+    def _maybe_resync(self, now: float) -> None:
+        if not self._resync_wanted or self._pending:
+            return
+        if self._acked is not None:
+            quiet = now - self._resync_quiet_from >= 1.5 * self.timing.retransmit
+            forced = now - self._resync_since >= 4 * self.timing.stall
+            if not (quiet or forced):
+                return
+        self._send_reset(now)
+
+    def _send_reset(self, now: float) -> None:
+        """Send RESET with a fresh nonce; deliver nothing until its HELLO arrives."""
         self._resync_wanted = False
         nonce = f"{self._rng.randrange(1 << 32):08X}"
         self._awaiting_nonce = nonce
@@ -305,7 +329,9 @@ class ControllerLink:
                 return False
             self.stats.duplicates += 1
             if self._acked is not None and ((self._acked - frame.seq) & _MASK) < _HALF:
-                self._note_out_of_sequence(now)  # we ACKed it already: the shoe ignored that
+                # We ACKed it already: that ACK was lost, or the shoe ignores our ACKs.
+                self._resync_quiet_from = now
+                self._note_out_of_sequence(now)
             return self._acked is not None
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
@@ -342,7 +368,7 @@ class ControllerLink:
         elif now - self._oos_since >= self.timing.stall and self._awaiting_nonce is None:
             log.warning("shoe link stalled at expected seq %s: resynchronising", self._expected)
             self._oos_since = None
-            self._begin_resync(now)
+            self._request_resync(now)
 
     def _delivered(self, seq: int, link_only: bool, count: bool = True) -> bool:
         """Record a delivered frame; True when an ACK should go out."""
