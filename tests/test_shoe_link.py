@@ -306,11 +306,13 @@ def test_stalled_stream_resynchronises_with_reset() -> None:
     assert sent(link) == []
     link.receive([card(19)], 1.0)
     assert sent(link) == [Frame(17, "ACK", (BOOT,))]  # first make sure the shoe drops <= 17
-    link.tick(1.3)
+    link.tick(2.4)
     assert sent(link) == []
-    link.tick(1.4)  # 1.5 retransmission intervals without a retransmission of <= 17
+    # We had sent nothing for 2 s, so the shoe may retransmit only once a second:
+    # 1.5 of those intervals without a retransmission of <= 17.
+    link.tick(2.5)
     nonce = reset_nonce(link)
-    events = link.receive([hello("77AB0102", nonce), card(1, "JD")], 1.1)
+    events = link.receive([hello("77AB0102", nonce), card(1, "JD")], 2.6)
     assert events[0].new_session is False and events[0].resynced is True
     assert events[1] == CardDrawn("JD", "RO", 1, LinkState("77AB0102", 1))
 

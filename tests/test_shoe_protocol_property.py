@@ -49,6 +49,7 @@ def run(seed: int, rates: dict[str, float], cards: int, draw_p: float, crash_p: 
     to_shoe = Channel(FaultPlan(**rates, seed=seed + 1))
     state: LinkState | None = None       # persisted with the journal
     journal: list[str] = []
+    recorded: list = []                  # the journal's events (the last ones seed recent_events)
     ctrl = ControllerLink(SLP1Codec(), now=now, auto_ack=auto_ack, rng=random.Random(seed))
     drawn: list[str] = []
     crashes = 0
@@ -70,14 +71,17 @@ def run(seed: int, rates: dict[str, float], cards: int, draw_p: float, crash_p: 
                 # kill -9: before the commit (lost delivery) or after it (commit without ACK)
                 if rng.random() < 0.5:
                     state = event.link
+                    recorded.append(event)
                     if isinstance(event, CardDrawn):
                         journal.append(event.code)
                 crashes += 1
                 ctrl = ControllerLink(SLP1Codec(), now=now, resume=state, auto_ack=False,
-                                      rng=random.Random(seed + crashes))
+                                      rng=random.Random(seed + crashes),
+                                      recent_events=recorded[-16:])
                 to_ctrl.codec.reset()
                 break
             state = event.link
+            recorded.append(event)
             if isinstance(event, CardDrawn):
                 journal.append(event.code)
             ctrl.ack(event)
