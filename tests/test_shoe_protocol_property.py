@@ -99,7 +99,9 @@ rates_strategy = st.fixed_dictionaries({
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.integers(0, 2**32), rates_strategy, st.sampled_from([0.05, 0.5, 1.0]))
-def test_every_card_exactly_once_in_order_under_faults(seed: int, rates: dict, draw_p: float) -> None:
+def test_every_card_exactly_once_in_order_under_faults(
+    seed: int, rates: dict, draw_p: float
+) -> None:
     journal, drawn, _ = run(seed, rates, cards=300, draw_p=draw_p, crash_p=0.0, auto_ack=True)
     assert journal == drawn
 
@@ -117,7 +119,9 @@ def test_controller_crashes_with_a_persisted_state_lose_and_repeat_nothing(
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.integers(0, 2**32), rates_strategy, st.booleans())
-def test_resets_at_any_moment_lose_and_repeat_nothing(seed: int, rates: dict, auto_ack: bool) -> None:
+def test_resets_at_any_moment_lose_and_repeat_nothing(
+    seed: int, rates: dict, auto_ack: bool
+) -> None:
     journal, drawn, _ = run(seed, rates, cards=200, draw_p=0.5, crash_p=0.0, auto_ack=auto_ack,
                             reset_p=0.02)
     assert journal == drawn

@@ -118,7 +118,9 @@ class ControllerLink:
                 self._recent.append(key)
         # A controller that crashed during a RESET handshake may have recorded cards
         # that the shoe now re-sends under new seqs: skip those right after a resume.
-        self._overlap: set[CountedKey] | None = set(self._recent) if resume and self._recent else None
+        self._overlap: set[CountedKey] | None = (
+            set(self._recent) if resume and self._recent else None
+        )
         # liveness
         self._up: bool | None = None
         self._last_rx = now
