@@ -305,8 +305,14 @@ def test_stalled_stream_resynchronises_with_reset() -> None:
         assert link.receive([card(19)], now) in ([LinkUp()], [])
     assert sent(link) == []
     link.receive([card(19)], 1.0)
+    assert sent(link) == [Frame(17, "ACK", (BOOT,))]  # first make sure the shoe drops <= 17
+    link.tick(2.4)
+    assert sent(link) == []
+    # We had sent nothing for 2 s, so the shoe may retransmit only once a second:
+    # 1.5 of those intervals without a retransmission of <= 17.
+    link.tick(2.5)
     nonce = reset_nonce(link)
-    events = link.receive([hello("77AB0102", nonce), card(1, "JD")], 1.1)
+    events = link.receive([hello("77AB0102", nonce), card(1, "JD")], 2.6)
     assert events[0].new_session is False and events[0].resynced is True
     assert events[1] == CardDrawn("JD", "RO", 1, LinkState("77AB0102", 1))
 
@@ -336,6 +342,7 @@ def test_after_our_reset_frames_we_already_delivered_are_not_delivered_again() -
     link.receive([card(1, "AS", 1), card(2, "KS", 2)], 0.1)
     sent(link)
     link.command("RESET", 0.2)
+    link.tick(0.6)
     nonce = reset_nonce(link)
     events = link.receive([hello("77AB0102", nonce), card(1, "KS", 2), card(2, "QS", 3)], 0.3)
     assert [type(e) for e in events] == [Hello, CardDrawn]
@@ -350,3 +357,30 @@ def test_after_a_power_cycle_nothing_is_skipped() -> None:
     events = link.receive([hello("77AB0102", "-"), card(1, "AS", 1)], 0.3)
     assert [type(e) for e in events] == [Hello, CardDrawn]
     assert events[0].new_session is True and events[0].resynced is False
+
+
+def test_reset_waits_while_the_shoe_still_retransmits_acked_frames() -> None:
+    link = anchored()
+    link.receive([card(1, "AS", 1)], 0.0)
+    sent(link)
+    link.command("RESET", 0.1)
+    assert sent(link) == [Frame(1, "ACK", (BOOT,))]
+    link.receive([card(1, "AS", 1)], 0.35)  # our ACK did not arrive: the shoe retransmits
+    sent(link)
+    link.tick(0.6)
+    assert sent(link) == []                  # not yet: card 1 would come back under a new seq
+    link.tick(0.75)
+    assert [f.type for f in sent(link)] == ["RESET"]
+
+
+def test_reset_waits_for_the_consumer_in_manual_ack_mode() -> None:
+    link = anchored(auto_ack=False)
+    events = link.receive([card(1, "AS", 1)], 0.0)
+    sent(link)
+    link.command("RESET", 0.1)
+    link.tick(1.0)
+    assert [f.type for f in sent(link)] == ["ACK"]   # the RESET waits for the consumer
+    link.ack(events[0])
+    sent(link)
+    link.tick(1.1)
+    assert [f.type for f in sent(link)] == ["RESET"]

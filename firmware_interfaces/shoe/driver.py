@@ -14,7 +14,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import serial
@@ -53,7 +53,10 @@ class ShoeDriver:
     without one, to a queue read with :meth:`get_event`. With
     ``auto_ack=False`` a frame is acknowledged only when the consumer calls
     :meth:`ack` after durably recording the event, so a crash between delivery
-    and commit loses nothing: the shoe retransmits.
+    and commit loses nothing: the shoe retransmits. After a restart pass the
+    journal's last link state as ``resume`` and its last dozen shoe events as
+    ``recent_events`` (they let the link recognise cards the shoe re-sends
+    under new seqs after a RESET).
     """
 
     def __init__(
@@ -67,9 +70,11 @@ class ShoeDriver:
         clock: Callable[[], float] = time.monotonic,
         timing: LinkTiming = DEFAULT_TIMING,
         name: str = "shoe",
+        recent_events: Sequence[ShoeEvent] = (),
     ) -> None:
         self._open_transport = open_transport
         self._resume = resume
+        self._recent_events = list(recent_events)
         self._listener = listener
         self._auto_ack = auto_ack
         self._codec: Codec = codec if codec is not None else SLP1Codec()
@@ -94,7 +99,7 @@ class ShoeDriver:
             return
         self._link = ControllerLink(
             self._codec, now=self._clock(), resume=self._resume, auto_ack=self._auto_ack,
-            timing=self._timing, stats=self._stats,
+            timing=self._timing, stats=self._stats, recent_events=self._recent_events,
         )
         self._thread = threading.Thread(target=self._run, name=f"{self._name}-reader", daemon=True)
         self._thread.start()

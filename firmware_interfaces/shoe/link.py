@@ -12,17 +12,22 @@ from __future__ import annotations
 import logging
 import random
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from firmware_interfaces.shoe.codec import Codec, Frame
 from firmware_interfaces.shoe.errors import MalformedFrame
 from firmware_interfaces.shoe.events import (
     LINK_ONLY_TYPES,
+    CardDrawn,
+    CutCard,
     Fault,
     Hello,
     LinkDown,
     LinkState,
     LinkUp,
+    NoRead,
+    ShoeEmpty,
     ShoeEvent,
     event_from_frame,
     parse_hello,
@@ -33,9 +38,22 @@ from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 log = logging.getLogger(__name__)
 
 COMMANDS = frozenset({"LOCK", "UNLOCK", "STATUS", "RESET"})
-#: Frame types whose arguments include the shoe's card count: unique within a shoe.
-COUNTED = frozenset({"CARD", "NOREAD", "CUT", "EMPTY"})
 WINDOW = 8
+
+CountedKey = tuple[str, str, int]
+
+
+def counted_key(event: object) -> CountedKey | None:
+    """What identifies a counted event (a card, no-read, cut, empty) within one shoe."""
+    if isinstance(event, CardDrawn):
+        return ("card", event.code, event.count)
+    if isinstance(event, NoRead):
+        return ("noread", "", event.count)
+    if isinstance(event, CutCard):
+        return ("cut", "", event.count)
+    if isinstance(event, ShoeEmpty):
+        return ("empty", "", event.count)
+    return None
 _HALF = 0x8000
 _MASK = 0xFFFF
 
@@ -56,6 +74,9 @@ class ControllerLink:
     first start: the link then anchors a session with RESET/HELLO before it
     delivers anything). With ``auto_ack=False`` frames are ACKed only after
     :meth:`ack`; every ACK names the highest seq the consumer acknowledged.
+    ``recent_events``: the last events the consumer recorded before a restart
+    (a dozen is plenty); if the shoe re-sends one of those cards in a new
+    session, it is recognised and not delivered twice.
     """
 
     def __init__(
@@ -68,6 +89,7 @@ class ControllerLink:
         timing: LinkTiming = DEFAULT_TIMING,
         rng: random.Random | None = None,
         stats: LinkStats | None = None,
+        recent_events: Iterable[ShoeEvent] = (),
     ) -> None:
         self.codec = codec
         self.timing = timing
@@ -82,12 +104,23 @@ class ControllerLink:
         self._awaiting_nonce: str | None = None
         self._last_reset_at = float("-inf")
         self._resync_wanted = False
+        self._resync_since = self._resync_quiet_from = now
+        self._tx_before_request_at = self._last_tx = float("-inf")
+        self._now = now  # the latest time passed in (stamps what take_output hands out)
         self._pending: deque[list[int | bool]] = deque()  # [seq, acked_or_link_only]
         self._oos_since: float | None = None
         # Counted frames (unique within a shoe) delivered lately, and after a RESET the
         # ones the shoe may re-send under new seqs.
-        self._recent: deque[tuple[str, tuple[str, ...]]] = deque(maxlen=2 * WINDOW)
-        self._overlap: set[tuple[str, tuple[str, ...]]] | None = None
+        self._recent: deque[CountedKey] = deque(maxlen=2 * WINDOW)
+        for event in recent_events:
+            key = counted_key(event)
+            if key is not None and key not in self._recent:
+                self._recent.append(key)
+        # A controller that crashed during a RESET handshake may have recorded cards
+        # that the shoe now re-sends under new seqs: skip those right after a resume.
+        self._overlap: set[CountedKey] | None = (
+            set(self._recent) if resume and self._recent else None
+        )
         # liveness
         self._up: bool | None = None
         self._last_rx = now
@@ -96,7 +129,7 @@ class ControllerLink:
         self._queue: deque[tuple[str, tuple[str, ...]]] = deque()
         self._inflight: _Command | None = None
         if resume is None:
-            self._begin_resync(now)
+            self._send_reset(now)
 
     # -- properties ---------------------------------------------------------
     @property
@@ -125,6 +158,7 @@ class ControllerLink:
         """Bytes to write to the shoe now (ACKs, commands, retransmissions)."""
         if not self._out:
             return b""
+        self._last_tx = self._now
         out = b"".join(self._out)
         self._out.clear()
         return out
@@ -135,7 +169,7 @@ class ControllerLink:
         events: list[ShoeEvent] = []
         if not frames:
             return events
-        self._last_rx = now
+        self._now = self._last_rx = now
         if not self._up:
             self._up = True
             events.append(LinkUp())
@@ -159,14 +193,15 @@ class ControllerLink:
         """Run the timers: link-down, RESET once a second, command retransmission."""
         events: list[ShoeEvent] = []
         t = self.timing
+        self._now = now
         if self._up is not False and now - self._last_rx >= t.link_down:
             self._up = False
             self.stats.link_downs += 1
             events.append(LinkDown(f"no frame from the shoe for {now - self._last_rx:.1f} s"))
-        if self._resync_wanted and not self._pending:
-            self._begin_resync(now)
+        if self._resync_wanted:
+            self._maybe_resync(now)
         elif self._awaiting_nonce is not None and now - self._last_reset_at >= t.reset_interval:
-            self._begin_resync(now)
+            self._send_reset(now)
         cmd = self._inflight
         if cmd is not None:
             interval = t.retransmit if self._up else t.slow_retransmit
@@ -197,8 +232,9 @@ class ControllerLink:
     # -- commands -----------------------------------------------------------
     def command(self, type: str, now: float, args: tuple[str, ...] = ()) -> None:
         """Queue LOCK, UNLOCK or STATUS (sent one at a time); RESET resynchronises."""
+        self._now = now
         if type == "RESET":
-            self._begin_resync(now)
+            self._request_resync(now)
             return
         if type not in COMMANDS:
             raise ValueError(f"unknown shoe command {type!r}: expected one of {sorted(COMMANDS)}")
@@ -228,13 +264,41 @@ class ControllerLink:
         self._inflight = None
         self._pump(now)
 
-    def _begin_resync(self, now: float) -> None:
-        """Send RESET with a fresh nonce; deliver nothing until its HELLO arrives."""
-        if self._pending:
-            # Frames delivered but not yet acked by the consumer would come back
-            # under new seqs after a RESET: wait until the consumer caught up.
-            self._resync_wanted = True
+    def _request_resync(self, now: float) -> None:
+        """Ask for a RESET; it goes out once it cannot make the shoe re-send delivered frames.
+
+        After a RESET the shoe re-sends, under new seqs, every frame it has not
+        seen ACKed. So the RESET waits (a) until the consumer has ACKed every
+        delivered event and (b) until our ACK has visibly reached the shoe: no
+        retransmission of an ACKed frame for 1.5 retransmission intervals (or
+        4 stall times at most, for a shoe that ignores our ACKs).
+        """
+        if self._awaiting_nonce is not None:
             return
+        if not self._resync_wanted:
+            self._resync_wanted = True
+            self._resync_since = now
+            self._tx_before_request_at = self._last_tx
+        self._resync_quiet_from = now
+        self._send_ack()
+        self._maybe_resync(now)
+
+    def _maybe_resync(self, now: float) -> None:
+        if not self._resync_wanted or self._pending:
+            return
+        if self._acked is not None:
+            # A shoe that heard nothing from us for link_down retransmits only once a second.
+            t = self.timing
+            interval = t.retransmit if self._tx_before_request_at > now - t.link_down \
+                else t.slow_retransmit
+            quiet = now - self._resync_quiet_from >= 1.5 * interval
+            forced = now - self._resync_since >= 4 * self.timing.stall
+            if not (quiet or forced):
+                return
+        self._send_reset(now)
+
+    def _send_reset(self, now: float) -> None:
+        """Send RESET with a fresh nonce; deliver nothing until its HELLO arrives."""
         self._resync_wanted = False
         nonce = f"{self._rng.randrange(1 << 32):08X}"
         self._awaiting_nonce = nonce
@@ -305,13 +369,21 @@ class ControllerLink:
                 return False
             self.stats.duplicates += 1
             if self._acked is not None and ((self._acked - frame.seq) & _MASK) < _HALF:
-                self._note_out_of_sequence(now)  # we ACKed it already: the shoe ignored that
+                # We ACKed it already: that ACK was lost, or the shoe ignores our ACKs.
+                self._resync_quiet_from = now
+                self._note_out_of_sequence(now)
             return self._acked is not None
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
         self._oos_since = None
-        if frame.type in COUNTED:
-            key = (frame.type, frame.args)
+        try:
+            event = event_from_frame(frame, link)
+        except MalformedFrame as e:
+            self.stats.protocol_errors += 1
+            log.warning("shoe frame not usable: %s", e)
+            event = Fault("BADFRAME", str(e), link)
+        key = counted_key(event)
+        if key is not None:
             if self._overlap is not None:
                 if key in self._overlap:
                     self.stats.duplicates += 1  # delivered in an earlier session
@@ -319,12 +391,6 @@ class ControllerLink:
                 self._overlap = None
             if key not in self._recent:
                 self._recent.append(key)
-        try:
-            event = event_from_frame(frame, link)
-        except MalformedFrame as e:
-            self.stats.protocol_errors += 1
-            log.warning("shoe frame not usable: %s", e)
-            event = Fault("BADFRAME", str(e), link)
         if event is None:
             if frame.type in LINK_ONLY_TYPES:
                 self.stats.heartbeats += 1
@@ -342,7 +408,7 @@ class ControllerLink:
         elif now - self._oos_since >= self.timing.stall and self._awaiting_nonce is None:
             log.warning("shoe link stalled at expected seq %s: resynchronising", self._expected)
             self._oos_since = None
-            self._begin_resync(now)
+            self._request_resync(now)
 
     def _delivered(self, seq: int, link_only: bool, count: bool = True) -> bool:
         """Record a delivered frame; True when an ACK should go out."""
