@@ -92,7 +92,19 @@ class LiveTable:
         return ShoeDriver(
             open_port, resume=LinkState(*link) if link else None,
             listener=self.controller.on_shoe_event, auto_ack=False,
+            recent_events=self._recent_shoe_cards(),
         )
+
+    def _recent_shoe_cards(self) -> list[Any]:
+        """The last shoe cards the journal holds, as the driver knows them (code and shoe count)."""
+        from firmware_interfaces.shoe import CardDrawn
+
+        recent: list[Any] = []
+        for event in self.journal.events(types=["card"]):
+            if "shoe_count" in event:
+                recent.append(CardDrawn(event["code"], "", event["shoe_count"], None))
+                del recent[:-16]
+        return recent
 
     def start(self) -> None:
         """Restore from the journal, then start the loop and the devices."""

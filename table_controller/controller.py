@@ -237,8 +237,8 @@ class TableController:
         """Cards go through the shoe/camera cross-check before the table sees them."""
         m = self.machine
         dealing = m.state == "dealing" and not m.burning
-        if isinstance(event, i.CardDrawn) and event.source == "shoe":
-            return self.fusion.shoe_card(event.code, m.deal, dealing, now)
+        if isinstance(event, i.CardDrawn) and event.source == "shoe" and self.fusion.mode != "shoe":
+            return self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
         if isinstance(event, CameraSaw):
             return self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
         if isinstance(event, i.Tick):
@@ -294,7 +294,7 @@ def shoe_input(event: Any, controller: TableController) -> i.TableInput | None:
     """Translate a shoe driver event into a table input (None: nothing for the table)."""
     kind = type(event).__name__
     if kind == "CardDrawn":
-        return i.CardDrawn(event.code, "shoe")
+        return i.CardDrawn(event.code, "shoe", event.count)
     if kind == "NoRead":
         return i.NoRead(f"the shoe could not read card {event.count}")
     if kind == "CutCard":

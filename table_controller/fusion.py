@@ -25,6 +25,7 @@ Slot = tuple[str, int]
 class _Pending:
     code: str
     since: float
+    shoe_count: int | None = None
 
 
 @dataclass
@@ -51,18 +52,21 @@ class CardFusion:
         self.unmatched.clear()
 
     # ------------------------------------------------------------------ shoe
-    def shoe_card(self, code: str, deal: Deal | None, dealing: bool, now: float) -> list[i.TableInput]:
+    def shoe_card(
+        self, code: str, deal: Deal | None, dealing: bool, now: float, shoe_count: int | None = None
+    ) -> list[i.TableInput]:
         """A card left the shoe."""
         if self.mode == "shoe" or deal is None or not dealing:
-            return [i.CardDrawn(code, "shoe")]  # burn cards and cards outside a round: the machine decides
+            # burn cards and cards outside a round: the machine decides
+            return [i.CardDrawn(code, "shoe", shoe_count)]
         slot = self.expected_slot(deal, extra=len(self.pending))
         for k, seen in enumerate(self.unmatched):
             if seen.code == code:
                 del self.unmatched[k]
                 if slot is not None and seen.slot != slot:
                     return [i.CardMisplaced(f"card {code} laid at {_name(seen.slot)}, the rules called for {_name(slot)}")]
-                return [i.CardDrawn(code, "shoe+camera")]
-        self.pending.append(_Pending(code, now))
+                return [i.CardDrawn(code, "shoe+camera", shoe_count)]
+        self.pending.append(_Pending(code, now, shoe_count))
         return []
 
     # ------------------------------------------------------------------ camera
@@ -91,7 +95,7 @@ class CardFusion:
             if slot == expected:
                 self.pending.pop(0)
                 if head.code == code:
-                    return [i.CardDrawn(code, "shoe+camera")]
+                    return [i.CardDrawn(code, "shoe+camera", head.shoe_count)]
                 return [i.CameraMismatch(f"the shoe read {head.code}, the camera read {code} at {_name(slot)}")]
             if any(p.code == code for p in self.pending):
                 return [i.CardMisplaced(f"card {code} laid at {_name(slot)}, the rules called for {_name(expected)}")]

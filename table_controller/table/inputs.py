@@ -42,6 +42,7 @@ class CardDrawn:
 
     code: str
     source: str = "shoe"
+    shoe_count: int | None = None  # the shoe's card count, journaled to recognise re-sent cards
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ class TableMachine:
         if self.state == "paused":
             assert self.pause is not None
             if self.pause.cause == "shoe-link-down":
-                self._place(card, e.source)  # drawn before the outage was noticed: in order
+                self._place(card, e.source, e.shoe_count)  # drawn before the outage was noticed: in order
             else:
                 self._misdeal("wrong-order", f"card {e.code} drawn while the table was paused")
             return
@@ -244,9 +244,9 @@ class TableMachine:
             self.audit.add(card)
             self._alert("wrong-order", "warning", f"card {e.code} drawn outside a round")
             return
-        self._place(card, e.source)
+        self._place(card, e.source, e.shoe_count)
 
-    def _place(self, card: Card, source: str) -> None:
+    def _place(self, card: Card, source: str, shoe_count: int | None = None) -> None:
         code = CODES[card]
         if not self.audit.can_add(card):
             shoe = "this round's deck" if self.game.decks == 1 else f"{self.game.decks} decks"
@@ -254,9 +254,10 @@ class TableMachine:
                 "duplicate-card", f"card {code} seen more often than {shoe} hold", awaiting_card=True
             )
             return
+        extra = {"shoe_count": shoe_count} if shoe_count is not None else {}
         if self.burning:
             index = 0 if self.burn_left is None else self._burned
-            self._emit("card", None, position="burn", index=index, code=code, source=source)
+            self._emit("card", None, position="burn", index=index, code=code, source=source, **extra)
             if self.burn_left == 0:
                 self._set_state(*self._after_burn())
             return
@@ -266,7 +267,7 @@ class TableMachine:
             self._alert("wrong-order", "warning", f"card {code} was not called for")
             return
         index = len(self.deal.hands[position])
-        self._emit("card", self.round_id, position=position, index=index, code=code, source=source)
+        self._emit("card", self.round_id, position=position, index=index, code=code, source=source, **extra)
         if self.deal.is_complete:
             result = self.deal.result().to_dict()
             self._emit("round.result", self.round_id, **result)
