@@ -98,7 +98,10 @@ class TableController:
     # ------------------------------------------------------------------ start-up
     def restore(self) -> None:
         """Rebuild the table from its journal and apply the interrupted-round policy."""
-        events = list(self.journal.events())
+        from table_controller.events import EVENT_TYPES
+
+        # Heartbeats change nothing: skip them (they are most of an idle table's journal).
+        events = list(self.journal.events(types=[t for t in EVENT_TYPES if t != "heartbeat"]))
         self.machine.restore(events)
         if self.publisher is not None:
             self.publisher.prime(events)
