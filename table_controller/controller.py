@@ -200,6 +200,8 @@ class TableController:
         committed (and the shoe frame recorded) before the rejection is raised.
         """
         now = self.clock()
+        if type(shoe_event).__name__ in ("Hello", "LinkUp"):
+            self._gate_open = None  # a new shoe session starts locked: say again what the gate must be
         drafts: list[Draft] = []
         rejected: IllegalInput | None = None
         try:

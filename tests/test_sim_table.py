@@ -16,6 +16,7 @@ import pytest
 from table_controller.events import validate
 from table_controller.journal import Journal, verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
+from table_controller.table import inputs as i
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,3 +139,42 @@ def test_scripted_shoe_gives_exact_journal_rows(tmp_path: Path) -> None:
     results = [e for e in journal_events(journal) if e["type"] == "round.result"]
     assert [r["outcome"]["winner"] for r in results] == ["player", "tie"]  # 9S KH vs 9D KC
     assert results[1]["hands"]["player"]["class"] == "natural9"
+
+
+def test_shoe_power_loss_mid_round_alerts_and_pauses(tmp_path: Path) -> None:
+    sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=4,
+                                    journal=tmp_path / "T01.sqlite"))
+    dealer = sim.start()
+    try:
+        dealer.press("start_round")
+        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
+        dealer.press("close_betting")
+        assert sim.shoe.wait_gate(False, 10)
+        sim.shoe.draw()
+        dealer.watch.wait(lambda e: e["type"] == "card", 10, "the first card")
+        sim.shoe.power_cycle()
+        alert = dealer.watch.wait(lambda e: e["type"] == "alert", 10, "the power-loss alert")
+        assert alert["kind"] == "device-fault" and "new session" in alert["detail"]
+        paused = dealer.watch.wait(lambda e: e["type"] == "table.state", 10, "the pause")
+        assert paused["state"] == "paused" and paused["round"] == "T01-000001"
+        assert sim.shoe.wait_gate(True, 10)  # the gate locks again on the new session
+        sim.live.controller.request(i.SupervisorResume(by="test"))
+        assert sim.shoe.wait_gate(False, 10)  # and opens again when dealing resumes
+        sim.shoe.draw()
+        card = dealer.watch.wait(lambda e: e["type"] == "card", 10, "the next card")
+        assert (card["position"], card["index"]) == ("b", 0)
+    finally:
+        sim.close()
+
+
+def test_a_locked_gate_never_yields_a_card(tmp_path: Path) -> None:
+    sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=4,
+                                    journal=tmp_path / "T01.sqlite"))
+    sim.start()
+    try:
+        assert sim.shoe.gate_locked
+        assert [sim.shoe.draw() for _ in range(5)] == [None] * 5
+        assert sim.shoe.drawn == []
+    finally:
+        sim.close()
+    assert not [e for e in journal_events(tmp_path / "T01.sqlite") if e["type"] == "card"]
