@@ -455,6 +455,7 @@ def main() -> int:
     samples, cards, fan_seconds = ((500, 300, 2.0) if args.quick
                                    else (args.samples, max(300, args.cards), args.fan_seconds))
     gap = args.gap_ms / 1000
+    load_at_start = os.getloadavg()[0]
     card = make_event(table="T01", seq=123456, ts=time.time(), type="card", game="baccarat",
                       round="T01-000001", position="player", index=0, code="TS", source="shoe",
                       shoe_count=17)
@@ -480,6 +481,8 @@ def main() -> int:
     e2e = stats_ms(e2e_run["latencies"])
     report = {
         "benchmark": "events",
+        "machine": {"cpus": os.cpu_count(), "load_1min_at_start": round(load_at_start, 2),
+                    "load_1min_at_end": round(os.getloadavg()[0], 2)},
         "floor": floor,
         "floor_plus_commit_p50_ms": round(floor_p50, 4),
         "floor_plus_commit_p99_ms": round(floor_p99, 4),
