@@ -61,6 +61,39 @@ def corner_windows(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(a), np.ascontiguousarray(b)
 
 
+#: Whole-card feature: the canonical card less a border, at half resolution.
+WHOLE_MARGIN = 6
+WHOLE_SIZE = ((CARD_SIZE[0] - 2 * WHOLE_MARGIN) // 2, (CARD_SIZE[1] - 2 * WHOLE_MARGIN) // 2)
+
+
+def whole_features(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The whole face small and blurred, upright and turned 180°, normalised: its grey
+    picture (pips, court figure) followed by its redness (red suits against black ones)."""
+    m = WHOLE_MARGIN
+    inner = card[m:-m, m:-m]
+    small = cv2.resize(inner, WHOLE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    small = cv2.GaussianBlur(small, (0, 0), 1.0)
+    if small.ndim == 2:
+        gray, red = small, np.zeros_like(small)
+    else:
+        b, g, r = small[:, :, 0], small[:, :, 1], small[:, :, 2]
+        gray = 0.114 * b + 0.587 * g + 0.299 * r
+        red = np.maximum(r - np.maximum(g, b), 0.0)
+    feats = []
+    for turn in (False, True):
+        gg, rr = (gray[::-1, ::-1], red[::-1, ::-1]) if turn else (gray, red)
+        gv = _normalise_rows(gg.reshape(1, -1))[0]
+        rv = rr.reshape(-1) / 255.0
+        rv = rv / max(float(np.linalg.norm(rv)), RED_FLOOR)
+        feats.append((np.concatenate([gv, REDNESS_WEIGHT * rv]) / np.sqrt(1 + REDNESS_WEIGHT**2)).astype(np.float32))
+    return feats[0], feats[1]
+
+
+#: A card with less red than this (norm of the redness map / 255) counts as black.
+RED_FLOOR = 3.0
+REDNESS_WEIGHT = 0.7
+
+
 def _normalise_rows(m: np.ndarray) -> np.ndarray:
     m = m - m.mean(axis=1, keepdims=True)
     n = np.linalg.norm(m, axis=1, keepdims=True)
@@ -81,8 +114,7 @@ RIVAL_WINDOW = 0.25
 
 def _pair_position(x: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> float:
     """Where ``x`` lies on the line from template ``t2`` (0) to ``t1`` (1), measured along
-    the direction in which they differ: 0.5 is halfway, 1 is exactly ``t1``.
-    All three are normalised (zero mean, unit norm)."""
+    the direction in which they differ: 0.5 is halfway, 1 is exactly ``t1``."""
     v = t1 - t2
     d = float(v @ v)
     if d < 1e-9:
@@ -122,14 +154,18 @@ class CardTemplates:
             a, b = corner_windows(self.faces[c])
             tl.append(_patch(a))
             br.append(_patch(b))
-        # columns: 52 top-left templates, then 52 bottom-right (turned) templates
-        self._t = np.ascontiguousarray(_normalise_rows(np.array(tl + br, dtype=np.float32)).T)
+        # rows: 52 top-left templates, then 52 bottom-right (turned) templates
+        self._rows = np.ascontiguousarray(_normalise_rows(np.array(tl + br, dtype=np.float32)))
+        self._t = np.ascontiguousarray(self._rows.T)
+        self._wrows = np.ascontiguousarray(np.array([whole_features(self.faces[c])[0] for c in CODES], np.float32))
+        self._w = np.ascontiguousarray(self._wrows.T)
 
     def read(self, card: np.ndarray) -> Reading:
         """Read a canonical card picture (see :func:`warp_card`).
 
-        Stage 1 ranks all 52 codes by the mean NCC of both corners (best shift,
-        best of 0°/180°). Stage 2 weighs the winner against every close rival
+        Stage 1 ranks all 52 codes by normalised cross-correlation (NCC) of
+        both corner indexes (best shift) and of the whole face (pips or
+        picture, small), best of 0°/180°. Stage 2 weighs the winner against every close rival
         along the direction in which their templates differ (a two-class linear
         discriminant), so that a 5 is told from a 6 by the stroke that differs,
         not by the white paper they share: ``Reading.margin`` is the worst of
@@ -139,9 +175,11 @@ class CardTemplates:
         pa, pb = _shifted_patches(a), _shifted_patches(b)
         sa_all, sb_all = pa @ self._t, pb @ self._t  # (shifts, 104)
         sa, sb = sa_all.max(axis=0), sb_all.max(axis=0)
+        w_up, w_turned = whole_features(card)
+        su, sf = w_up @ self._w, w_turned @ self._w  # (52,)
         n = len(self.codes)
-        upright = (sa[:n] + sb[n:]) / 2
-        flipped = (sa[n:] + sb[:n]) / 2
+        upright = 0.25 * (sa[:n] + sb[n:]) + 0.5 * su
+        flipped = 0.25 * (sa[n:] + sb[:n]) + 0.5 * sf
         scores = np.maximum(upright, flipped)
         order = np.argsort(scores)[::-1]
         best = int(order[0])
@@ -151,15 +189,17 @@ class CardTemplates:
         col_b = best if is_flipped else (best + n)
         xa = pa[int(np.argmax(sa_all[:, col_a]))]
         xb = pb[int(np.argmax(sb_all[:, col_b]))]
+        xw = w_turned if is_flipped else w_up
+        x = np.concatenate([xa, xb, xw])
+        t1 = np.concatenate([self._rows[col_a], self._rows[col_b], self._wrows[best]])
         rivals = [int(c) for c in order[1:RIVALS + 1] if scores[best] - scores[c] < RIVAL_WINDOW]
         if not rivals:
             rivals = [int(order[1])]
         t_min, worst = 1e9, rivals[0]
         for r in rivals:
             rival_a, rival_b = (r + n, r) if is_flipped else (r, r + n)
-            ta = _pair_position(xa, self._t[:, col_a], self._t[:, rival_a])
-            tb = _pair_position(xb, self._t[:, col_b], self._t[:, rival_b])
-            t = (ta + tb) / 2
+            t2 = np.concatenate([self._rows[rival_a], self._rows[rival_b], self._wrows[r]])
+            t = _pair_position(x, t1, t2)
             if t < t_min:
                 t_min, worst = t, r
         return Reading(self.codes[best], float(scores[best]), self.codes[worst], float(scores[worst]),

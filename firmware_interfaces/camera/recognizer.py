@@ -1,0 +1,168 @@
+"""Find and read every card on the table in one camera frame.
+
+1. *Find*: inside the table outline, threshold the "whiteness" of the frame
+   (the darkest of the three colour channels: card paper is bright in all
+   three, coloured felt is not) at several levels, so that a card under a
+   shadow and a card next to glare are each cut out at some level. Every outer
+   contour is mapped to table millimetres through the calibration, and kept
+   only if it is a card there: a rectangle of the layout's card size
+   (±15 %), filled (area / rectangle area >= 0.85).
+2. *Read*: warp each card upright from the frame itself (full resolution) and
+   read its two corner indexes against the studio's templates
+   (:class:`calibration.templates.CardTemplates`).
+3. *Decide*: a read counts only if it looks like a face (best score >=
+   ``min_score``) and beats every close rival clearly (margin >=
+   ``threshold``); otherwise the card is reported with ``code=None``, a
+   no-read. Never a guess.
+4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
+   every slot: dropped or exposed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from calibration.store import Calibration
+from calibration.templates import order_portrait, warp_card
+
+#: Default margin a read must reach (see ``Reading.margin``).
+DEFAULT_THRESHOLD = 0.6
+#: Default mean NCC a card's corners must reach against the winning template.
+DEFAULT_MIN_SCORE = 0.7
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """One card seen in one frame.
+
+    ``code`` is ``None`` for a no-read; ``corners`` are image pixels in the
+    order top-left, top-right, bottom-right, bottom-left of the card as read;
+    ``position`` is the layout slot (``"banker2"``) or ``None`` off every slot.
+    """
+
+    code: str | None
+    confidence: float
+    corners: list[tuple[float, float]]
+    position: str | None
+    centre_mm: tuple[float, float] = (0.0, 0.0)
+
+    def to_dict(self) -> dict:  # type: ignore[type-arg]
+        return {
+            "code": self.code,
+            "confidence": round(self.confidence, 3),
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "position": self.position,
+        }
+
+
+class Recognizer:
+    """Reads the cards of frames from one calibrated camera over one layout."""
+
+    def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
+                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15):
+        self.calibration = calibration
+        self.layout = layout
+        self.threshold = threshold
+        self.min_score = min_score
+        self.size_tolerance = size_tolerance
+        plane = calibration.table
+        self._to_table = plane.image_to_table
+        self._to_image = plane.table_to_image
+        w, h = plane.image_size
+        self._mask_size = (w, h)
+        outline = plane.to_image(layout.outline_mm).astype(np.int32)
+        self._table_mask = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(self._table_mask, outline, 255)
+        x, y, bw, bh = cv2.boundingRect(outline)
+        x0, y0 = max(x, 0), max(y, 0)
+        self._roi = (x0, y0, min(x + bw, w), min(y + bh, h))
+        card_w, card_h = layout.card_mm
+        self._card_area_mm = card_w * card_h
+        # smallest plausible card outline in pixels, to skip specks cheaply
+        scale = np.sqrt(abs(np.linalg.det(self._to_image[:2, :2]))) if True else 1.0
+        self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+        self._min_px_area = 0.3 * self._card_area_mm * min(1.0, float(scale) ** 2) * 0.3
+
+    # -- finding -------------------------------------------------------------------------
+    def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
+        """Image corners (4, 2) of every card-shaped object on the table, portrait-ordered."""
+        if frame.shape[1] != self._mask_size[0] or frame.shape[0] != self._mask_size[1]:
+            raise ValueError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
+                f"{self._mask_size[0]}x{self._mask_size[1]}"
+            )
+        x0, y0, x1, y1 = self._roi
+        roi = frame[y0:y1, x0:x1]
+        white = cv2.min(cv2.min(roi[:, :, 0], roi[:, :, 1]), roi[:, :, 2])
+        table = self._table_mask[y0:y1, x0:x1]
+        white = cv2.bitwise_and(white, table)
+        otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        masks = []
+        for d in (-25, 0, 30, 60):
+            _, m = cv2.threshold(white, int(np.clip(otsu + d, 40, 245)), 255, cv2.THRESH_BINARY)
+            masks.append(m)
+        # "not felt": far from the local felt colour (a court card's picture is dark, its border thin)
+        small = cv2.resize(roi, (max(1, roi.shape[1] // 8), max(1, roi.shape[0] // 8)), interpolation=cv2.INTER_AREA)
+        felt = cv2.resize(cv2.medianBlur(small, 15), (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_LINEAR)
+        diff = cv2.absdiff(roi, felt)
+        dist = cv2.bitwise_and(cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2]), table)
+        for level in (45, 80):
+            _, m = cv2.threshold(dist, level, 255, cv2.THRESH_BINARY)
+            masks.append(m)
+        found: list[tuple[np.ndarray, tuple[float, float]]] = []
+        for mask in masks:
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close_kernel)
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                if cv2.contourArea(c) < self._min_px_area:
+                    continue
+                quad = self._card_quad(c.reshape(-1, 2).astype(np.float64) + (x0, y0))
+                if quad is None:
+                    continue
+                corners, centre = quad
+                if any(np.hypot(centre[0] - fc[0], centre[1] - fc[1]) < 20 for _, fc in found):
+                    continue
+                found.append((corners, centre))
+        return [c for c, _ in found]
+
+    def _card_quad(self, contour_px: np.ndarray) -> tuple[np.ndarray, tuple[float, float]] | None:
+        mm = cv2.perspectiveTransform(contour_px.reshape(-1, 1, 2), self._to_table).reshape(-1, 2)
+        mm32 = mm.astype(np.float32)
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(mm32)
+        short, long_ = sorted((rw, rh))
+        cw, ch = self.layout.card_mm
+        tol = self.size_tolerance
+        if not ((1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch):
+            return None
+        if cv2.contourArea(mm32) < 0.85 * rw * rh:
+            return None
+        box_mm = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
+        box_px = cv2.perspectiveTransform(box_mm.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
+        return order_portrait(box_px), (float(cx), float(cy))
+
+    # -- reading -------------------------------------------------------------------------
+    def recognize(self, frame: np.ndarray) -> list[CardReading]:
+        """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
+        readings = []
+        templates = self.calibration.templates
+        for corners in self.find_cards(frame):
+            card = warp_card(frame, corners)
+            r = templates.read(card)
+            ok = r.score >= self.min_score and r.margin >= self.threshold
+            if r.flipped:
+                corners = np.roll(corners, 2, axis=0)
+            centre = cv2.perspectiveTransform(corners.mean(axis=0).reshape(1, 1, 2), self._to_table).reshape(2)
+            slot = self.layout.slot_at(float(centre[0]), float(centre[1]))
+            confidence = r.margin if r.score >= self.min_score else 0.0
+            readings.append(CardReading(
+                code=r.code if ok else None,
+                confidence=float(confidence),
+                corners=[(float(x), float(y)) for x, y in corners],
+                position=slot.name if slot else None,
+                centre_mm=(float(centre[0]), float(centre[1])),
+            ))
+        return readings
