@@ -27,6 +27,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration
+from calibration.table import TablePlane
 from calibration.templates import order_portrait, warp_card
 
 #: Default margin a read must reach (see ``Reading.margin``).
@@ -59,17 +60,20 @@ class CardReading:
         }
 
 
-class Recognizer:
-    """Reads the cards of frames from one calibrated camera over one layout."""
+def _blas_controller():  # type: ignore[no-untyped-def]
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # optional: without it numpy may spread small products over every core
+        return None
+    return ThreadpoolController()
 
-    def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
-                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15):
-        self.calibration = calibration
+
+class CardFinder:
+    """Finds card-shaped objects on the table of one calibrated camera (no reading)."""
+
+    def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15):
         self.layout = layout
-        self.threshold = threshold
-        self.min_score = min_score
         self.size_tolerance = size_tolerance
-        plane = calibration.table
         self._to_table = plane.image_to_table
         self._to_image = plane.table_to_image
         w, h = plane.image_size
@@ -81,11 +85,14 @@ class Recognizer:
         x0, y0 = max(x, 0), max(y, 0)
         self._roi = (x0, y0, min(x + bw, w), min(y + bh, h))
         card_w, card_h = layout.card_mm
-        self._card_area_mm = card_w * card_h
         # smallest plausible card outline in pixels, to skip specks cheaply
-        scale = np.sqrt(abs(np.linalg.det(self._to_image[:2, :2]))) if True else 1.0
+        px_per_mm2 = abs(np.linalg.det(self._to_image[:2, :2])) / self._to_image[2, 2] ** 2
+        self._min_px_area = 0.2 * card_w * card_h * min(1.0, float(px_per_mm2))
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-        self._min_px_area = 0.3 * self._card_area_mm * min(1.0, float(scale) ** 2) * 0.3
+
+    def to_table(self, point: np.ndarray) -> tuple[float, float]:
+        p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
+        return (float(p[0]), float(p[1]))
 
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -144,25 +151,44 @@ class Recognizer:
         box_px = cv2.perspectiveTransform(box_mm.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
         return order_portrait(box_px), (float(cx), float(cy))
 
-    # -- reading -------------------------------------------------------------------------
+
+class Recognizer:
+    """Reads the cards of frames from one calibrated camera over one layout."""
+
+    def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
+                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15):
+        self.calibration = calibration
+        self.layout = layout
+        self.threshold = threshold
+        self.min_score = min_score
+        self.finder = CardFinder(calibration.table, layout, size_tolerance)
+        self._blas = _blas_controller()
+
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
+        if self._blas is None:
+            return self._recognize(frame)
+        # the template products are small: BLAS threads only fight the other work on the box
+        with self._blas.limit(limits=1, user_api="blas"):
+            return self._recognize(frame)
+
+    def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         readings = []
         templates = self.calibration.templates
-        for corners in self.find_cards(frame):
+        for corners in self.finder.find_cards(frame):
             card = warp_card(frame, corners)
             r = templates.read(card)
             ok = r.score >= self.min_score and r.margin >= self.threshold
             if r.flipped:
                 corners = np.roll(corners, 2, axis=0)
-            centre = cv2.perspectiveTransform(corners.mean(axis=0).reshape(1, 1, 2), self._to_table).reshape(2)
-            slot = self.layout.slot_at(float(centre[0]), float(centre[1]))
+            centre = self.finder.to_table(corners.mean(axis=0))
+            slot = self.layout.slot_at(*centre)
             confidence = r.margin if r.score >= self.min_score else 0.0
             readings.append(CardReading(
                 code=r.code if ok else None,
                 confidence=float(confidence),
                 corners=[(float(x), float(y)) for x, y in corners],
                 position=slot.name if slot else None,
-                centre_mm=(float(centre[0]), float(centre[1])),
+                centre_mm=centre,
             ))
         return readings

@@ -18,6 +18,8 @@ from table_controller.errors import TableError
 #: Modules that add sub-commands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "table_controller.cli.rules_cmd",
+    "table_controller.cli.calibrate_cmd",
+    "table_controller.cli.camera_cmd",
 )
 
 
