@@ -6,7 +6,8 @@
    shadow and a card next to glare are each cut out at some level. Every outer
    contour is mapped to table millimetres through the calibration, and kept
    only if it is a card there: a rectangle of the layout's card size
-   (±15 %), filled (area / rectangle area >= 0.85).
+   (±15 %), filled (convex hull >= 88 % of the rectangle, the contour itself
+   >= 30 %: a court card's thin border may break where the picture meets it).
 2. *Read*: warp each card upright from the frame itself (full resolution) and
    read its two corner indexes against the studio's templates
    (:class:`calibration.templates.CardTemplates`).
@@ -30,6 +31,8 @@ from calibration.store import Calibration
 from calibration.table import TablePlane
 from calibration.templates import order_portrait, warp_card
 
+#: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
+MARKER_MARGIN_MM = 12.0
 #: Default margin a read must reach (see ``Reading.margin``).
 DEFAULT_THRESHOLD = 0.6
 #: Default mean NCC a card's corners must reach against the winning template.
@@ -81,6 +84,11 @@ class CardFinder:
         outline = plane.to_image(layout.outline_mm).astype(np.int32)
         self._table_mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(self._table_mask, outline, 255)
+        # the corner markers and their white quiet zones are not cards: leave them out
+        grow = layout.markers.size_mm / 2 + MARKER_MARGIN_MM
+        for cx, cy in layout.markers.centres_mm:
+            square = [(cx - grow, cy - grow), (cx + grow, cy - grow), (cx + grow, cy + grow), (cx - grow, cy + grow)]
+            cv2.fillConvexPoly(self._table_mask, plane.to_image(square).astype(np.int32), 0)
         x, y, bw, bh = cv2.boundingRect(outline)
         x0, y0 = max(x, 0), max(y, 0)
         self._roi = (x0, y0, min(x + bw, w), min(y + bh, h))
@@ -145,7 +153,9 @@ class CardFinder:
         tol = self.size_tolerance
         if not ((1 - tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch):
             return None
-        if cv2.contourArea(mm32) < 0.85 * rw * rh:
+        # a court card's white border can break where its picture reaches the edge: judge the
+        # outline by its convex hull, and ask the contour itself only for some substance
+        if cv2.contourArea(cv2.convexHull(mm32)) < 0.88 * rw * rh or cv2.contourArea(mm32) < 0.3 * rw * rh:
             return None
         box_mm = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
         box_px = cv2.perspectiveTransform(box_mm.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)

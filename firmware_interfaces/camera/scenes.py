@@ -266,3 +266,35 @@ def random_deal(layout: Layout, rng: random.Random, n_cards: int, off_layout: in
     deal: list[tuple[str | None, str]] = list(zip(slots, codes[:n_cards]))
     deal += [(None, c) for c in codes[n_cards:]]
     return deal
+
+
+@dataclass
+class TestFrame:
+    """One frame of a generated test set, with the empty-table frame to calibrate from."""
+
+    layout: Layout
+    empty: np.ndarray
+    scene: Scene
+
+
+def test_frames(deck: DeckArt, layouts: list[Layout], frames: int, seed: int = 0, cards: int = 6,
+                off_layout_every: int = 4, empty_every: int = 10,
+                degradation: Degradation | None = None) -> list[TestFrame]:
+    """A reproducible test set: ``frames`` frames cycling through ``layouts``, each from its own
+    camera pose, with ``cards`` cards in slots; every ``off_layout_every``-th frame adds a card
+    off every slot, every ``empty_every``-th frame has no card at all (phantom check)."""
+    out = []
+    for i in range(frames):
+        rng = random.Random(seed * 100_003 + i)
+        layout = layouts[i % len(layouts)]
+        d = degradation or Degradation()
+        table_to_image = camera_homography(layout, rng, d.perspective)
+        felt = render_felt(layout, rng)
+        empty = render_scene(layout, deck, [], rng, Degradation.mild(), table_to_image=table_to_image, felt=felt)
+        n = 0 if empty_every and i % empty_every == empty_every - 1 else min(cards, len(layout.slots))
+        off = 1 if off_layout_every and n and i % off_layout_every == 1 else 0
+        size = card_size_mm(layout, deck.face("AS"))
+        placed = place_cards(layout, random_deal(layout, rng, n, off), rng, d, size)
+        scene = render_scene(layout, deck, placed, rng, d, table_to_image=table_to_image, felt=felt)
+        out.append(TestFrame(layout, empty.image, scene))
+    return out
