@@ -36,7 +36,7 @@ from calibration.table import calibrate_from_markers  # noqa: E402
 from calibration.templates import CardTemplates, load_face_images  # noqa: E402
 from firmware_interfaces.camera.deck_art import available_decks, load_deck  # noqa: E402
 from firmware_interfaces.camera.recognizer import Recognizer  # noqa: E402
-from firmware_interfaces.camera.scenes import test_frames  # noqa: E402
+from firmware_interfaces.camera.scenes import generate_test_set  # noqa: E402
 from firmware_interfaces.camera.scoring import Score  # noqa: E402
 
 GAMES = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
@@ -58,7 +58,7 @@ def bench_deck(name: str, frames: int, seed: int) -> dict:  # type: ignore[type-
     score = Score()
     ms_six: list[float] = []
     ms_all: list[float] = []
-    for i, tf in enumerate(test_frames(deck, layouts, frames, seed=seed)):
+    for i, tf in enumerate(generate_test_set(deck, layouts, frames, seed=seed)):
         plane = calibrate_from_markers(tf.empty, tf.layout)
         rec = Recognizer(Calibration(plane, templates), tf.layout)
         t0 = time.perf_counter()

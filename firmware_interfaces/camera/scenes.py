@@ -269,7 +269,7 @@ def random_deal(layout: Layout, rng: random.Random, n_cards: int, off_layout: in
 
 
 @dataclass
-class TestFrame:
+class GeneratedFrame:
     """One frame of a generated test set, with the empty-table frame to calibrate from."""
 
     layout: Layout
@@ -277,9 +277,9 @@ class TestFrame:
     scene: Scene
 
 
-def test_frames(deck: DeckArt, layouts: list[Layout], frames: int, seed: int = 0, cards: int = 6,
+def generate_test_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int = 0, cards: int = 6,
                 off_layout_every: int = 4, empty_every: int = 10,
-                degradation: Degradation | None = None) -> list[TestFrame]:
+                degradation: Degradation | None = None) -> list[GeneratedFrame]:
     """A reproducible test set: ``frames`` frames cycling through ``layouts``, each from its own
     camera pose, with ``cards`` cards in slots; every ``off_layout_every``-th frame adds a card
     off every slot, every ``empty_every``-th frame has no card at all (phantom check)."""
@@ -296,5 +296,5 @@ def test_frames(deck: DeckArt, layouts: list[Layout], frames: int, seed: int = 0
         size = card_size_mm(layout, deck.face("AS"))
         placed = place_cards(layout, random_deal(layout, rng, n, off), rng, d, size)
         scene = render_scene(layout, deck, placed, rng, d, table_to_image=table_to_image, felt=felt)
-        out.append(TestFrame(layout, empty.image, scene))
+        out.append(GeneratedFrame(layout, empty.image, scene))
     return out
