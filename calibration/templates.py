@@ -112,14 +112,17 @@ RIVALS = 6
 RIVAL_WINDOW = 0.25
 
 
-def _pair_position(x: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> float:
+def _pair_position(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, sigma: float) -> tuple[float, float]:
     """Where ``x`` lies on the line from template ``t2`` (0) to ``t1`` (1), measured along
-    the direction in which they differ: 0.5 is halfway, 1 is exactly ``t1``."""
+    the direction in which they differ (0.5 is halfway, 1 is exactly ``t1``), and how many
+    noise widths ``sigma`` it lies past the halfway point (a z-score: small when the two
+    templates differ by less than the picture's own noise)."""
     v = t1 - t2
-    d = float(v @ v)
+    d = float(np.linalg.norm(v))
     if d < 1e-9:
-        return 0.5
-    return float((x - t2) @ v / d)
+        return 0.5, 0.0
+    along = float((x - t2) @ v) / d  # distance from t2 along the unit direction
+    return along / d, (along - d / 2) / sigma
 
 
 def _patch(window: np.ndarray) -> np.ndarray:
@@ -137,6 +140,7 @@ class Reading:
     second_score: float
     flipped: bool
     margin: float  # 0..1: worst two-class position of the reading between the winner and a rival
+    z: float = 0.0  # worst distance past the halfway point to a rival, in noise widths
 
 
 class CardTemplates:
@@ -195,15 +199,18 @@ class CardTemplates:
         rivals = [int(c) for c in order[1:RIVALS + 1] if scores[best] - scores[c] < RIVAL_WINDOW]
         if not rivals:
             rivals = [int(order[1])]
-        t_min, worst = 1e9, rivals[0]
+        # noise of this picture per dimension, from how far it lies from its own template
+        sigma = max(float(np.linalg.norm(x - t1)) / np.sqrt(x.size), 1e-6)
+        t_min, z_min, worst = 1e9, 1e9, rivals[0]
         for r in rivals:
             rival_a, rival_b = (r + n, r) if is_flipped else (r, r + n)
             t2 = np.concatenate([self._rows[rival_a], self._rows[rival_b], self._wrows[r]])
-            t = _pair_position(x, t1, t2)
+            t, z = _pair_position(x, t1, t2, sigma)
             if t < t_min:
                 t_min, worst = t, r
+            z_min = min(z_min, z)
         return Reading(self.codes[best], float(scores[best]), self.codes[worst], float(scores[worst]),
-                       is_flipped, float(np.clip(t_min, 0.0, 1.0)))
+                       is_flipped, float(np.clip(t_min, 0.0, 1.0)), float(z_min))
 
     def self_test(self, trials: int = 4, seed: int = 0,
                   progress: Callable[[int, int], None] | None = None) -> dict:  # type: ignore[type-arg]

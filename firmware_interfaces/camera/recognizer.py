@@ -33,10 +33,12 @@ from calibration.templates import order_portrait, warp_card
 
 #: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
 MARKER_MARGIN_MM = 12.0
+#: Outlines kept per card for second tries at a doubtful read.
+MAX_OUTLINES = 3
 #: Default margin a read must reach (see ``Reading.margin``).
 DEFAULT_THRESHOLD = 0.6
 #: Default mean NCC a card's corners must reach against the winning template.
-DEFAULT_MIN_SCORE = 0.7
+DEFAULT_MIN_SCORE = 0.65
 
 
 @dataclass(frozen=True)
@@ -105,11 +107,39 @@ class CardFinder:
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
         """Image corners (4, 2) of every card-shaped object on the table, portrait-ordered."""
+        return [group[0] for group in self.find_card_outlines(frame)]
+
+    def find_card_outlines(self, frame: np.ndarray) -> list[list[np.ndarray]]:
+        """Like :meth:`find_cards`, but every outline found for each card (one per mask
+        that cut it out), best first: the reader may try the others on a doubtful read."""
         if frame.shape[1] != self._mask_size[0] or frame.shape[0] != self._mask_size[1]:
             raise ValueError(
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
                 f"{self._mask_size[0]}x{self._mask_size[1]}"
             )
+        masks = self._masks(frame)
+        x0, y0 = self._roi[:2]
+        found: list[tuple[list[np.ndarray], tuple[float, float]]] = []
+        for mask in masks:
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close_kernel)
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                if cv2.contourArea(c) < self._min_px_area:
+                    continue
+                quad = self._card_quad(c.reshape(-1, 2).astype(np.float64) + (x0, y0))
+                if quad is None:
+                    continue
+                corners, centre = quad
+                same = [g for g, fc in found if np.hypot(centre[0] - fc[0], centre[1] - fc[1]) < 20]
+                if same:
+                    if len(same[0]) < MAX_OUTLINES:
+                        same[0].append(corners)
+                    continue
+                found.append(([corners], centre))
+        return [g for g, _ in found]
+
+    def _masks(self, frame: np.ndarray) -> list[np.ndarray]:
+        """Binary masks (table ROI) at several whiteness levels and two felt-distance levels."""
         x0, y0, x1, y1 = self._roi
         roi = frame[y0:y1, x0:x1]
         white = cv2.min(cv2.min(roi[:, :, 0], roi[:, :, 1]), roi[:, :, 2])
@@ -128,21 +158,7 @@ class CardFinder:
         for level in (45, 80):
             _, m = cv2.threshold(dist, level, 255, cv2.THRESH_BINARY)
             masks.append(m)
-        found: list[tuple[np.ndarray, tuple[float, float]]] = []
-        for mask in masks:
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close_kernel)
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            for c in contours:
-                if cv2.contourArea(c) < self._min_px_area:
-                    continue
-                quad = self._card_quad(c.reshape(-1, 2).astype(np.float64) + (x0, y0))
-                if quad is None:
-                    continue
-                corners, centre = quad
-                if any(np.hypot(centre[0] - fc[0], centre[1] - fc[1]) < 20 for _, fc in found):
-                    continue
-                found.append((corners, centre))
-        return [c for c, _ in found]
+        return masks
 
     def _card_quad(self, contour_px: np.ndarray) -> tuple[np.ndarray, tuple[float, float]] | None:
         mm = cv2.perspectiveTransform(contour_px.reshape(-1, 1, 2), self._to_table).reshape(-1, 2)
@@ -185,10 +201,18 @@ class Recognizer:
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         readings = []
         templates = self.calibration.templates
-        for corners in self.finder.find_cards(frame):
-            card = warp_card(frame, corners)
-            r = templates.read(card)
+        for outlines in self.finder.find_card_outlines(frame):
+            corners = outlines[0]
+            r = templates.read(warp_card(frame, corners))
             ok = r.score >= self.min_score and r.margin >= self.threshold
+            for other in outlines[1:]:
+                if ok:
+                    break
+                # a doubtful read: the card's outline from another mask may sit truer
+                r2 = templates.read(warp_card(frame, other))
+                if (r2.score, r2.margin) > (r.score, r.margin):
+                    r, corners = r2, other
+                    ok = r.score >= self.min_score and r.margin >= self.threshold
             if r.flipped:
                 corners = np.roll(corners, 2, axis=0)
             centre = self.finder.to_table(corners.mean(axis=0))
