@@ -29,7 +29,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration
 from calibration.table import TablePlane
-from calibration.templates import order_portrait, warp_card
+from calibration.templates import Reading, order_portrait, warp_card
 
 #: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
 MARKER_MARGIN_MM = 12.0
@@ -37,6 +37,10 @@ MARKER_MARGIN_MM = 12.0
 MAX_OUTLINES = 3
 #: Default margin a read must reach (see ``Reading.margin``).
 DEFAULT_THRESHOLD = 0.6
+#: Default distance past halfway to the nearest rival, in noise widths (see ``Reading.z``).
+DEFAULT_MIN_Z = 1.5
+#: A read with this margin needs no second look from the card's other outlines.
+SURE_MARGIN = 0.8
 #: Default mean NCC a card's corners must reach against the winning template.
 DEFAULT_MIN_SCORE = 0.65
 
@@ -182,8 +186,10 @@ class Recognizer:
     """Reads the cards of frames from one calibrated camera over one layout."""
 
     def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
-                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15):
+                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15,
+                 min_z: float = DEFAULT_MIN_Z):
         self.calibration = calibration
+        self.min_z = min_z
         self.layout = layout
         self.threshold = threshold
         self.min_score = min_score
@@ -198,21 +204,27 @@ class Recognizer:
         with self._blas.limit(limits=1, user_api="blas"):
             return self._recognize(frame)
 
+    def _passes(self, r: Reading) -> bool:
+        return r.score >= self.min_score and r.margin >= self.threshold and r.z >= self.min_z
+
+    def _read(self, frame: np.ndarray, outlines: list[np.ndarray]) -> tuple[Reading, np.ndarray, bool]:
+        """Read a card from its first outline; a doubtful read is checked against the card's
+        other outlines (from other masks), and any of them leaning to another code makes the
+        card a no-read: a read must not hang on where the card's edge was cut."""
+        templates = self.calibration.templates
+        corners = outlines[0]
+        r = templates.read(warp_card(frame, corners))
+        if r.margin >= SURE_MARGIN and self._passes(r) or len(outlines) == 1:
+            return r, corners, self._passes(r)
+        reads = [(r, corners)] + [(templates.read(warp_card(frame, o)), o) for o in outlines[1:]]
+        codes = {x.code for x, _ in reads if x.score >= self.min_score}
+        best, best_corners = max(reads, key=lambda rc: (self._passes(rc[0]), rc[0].margin))
+        return best, best_corners, self._passes(best) and len(codes) == 1
+
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         readings = []
-        templates = self.calibration.templates
         for outlines in self.finder.find_card_outlines(frame):
-            corners = outlines[0]
-            r = templates.read(warp_card(frame, corners))
-            ok = r.score >= self.min_score and r.margin >= self.threshold
-            for other in outlines[1:]:
-                if ok:
-                    break
-                # a doubtful read: the card's outline from another mask may sit truer
-                r2 = templates.read(warp_card(frame, other))
-                if (r2.score, r2.margin) > (r.score, r.margin):
-                    r, corners = r2, other
-                    ok = r.score >= self.min_score and r.margin >= self.threshold
+            r, corners, ok = self._read(frame, outlines)
             if r.flipped:
                 corners = np.roll(corners, 2, axis=0)
             centre = self.finder.to_table(corners.mean(axis=0))
