@@ -29,7 +29,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration
 from calibration.table import TablePlane
-from calibration.templates import Reading, order_portrait, warp_card
+from calibration.templates import Reading, one_blas_thread, order_portrait, warp_card
 
 #: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
 MARKER_MARGIN_MM = 12.0
@@ -67,14 +67,6 @@ class CardReading:
             "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
             "position": self.position,
         }
-
-
-def _blas_controller():  # type: ignore[no-untyped-def]
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # optional: without it numpy may spread small products over every core
-        return None
-    return ThreadpoolController()
 
 
 class CardFinder:
@@ -194,14 +186,10 @@ class Recognizer:
         self.threshold = threshold
         self.min_score = min_score
         self.finder = CardFinder(calibration.table, layout, size_tolerance)
-        self._blas = _blas_controller()
 
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
-        if self._blas is None:
-            return self._recognize(frame)
-        # the template products are small: BLAS threads only fight the other work on the box
-        with self._blas.limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             return self._recognize(frame)
 
     def _passes(self, r: Reading) -> bool:
