@@ -81,3 +81,39 @@ def test_calibrate_table_without_markers_names_them(tmp_path, capsys) -> None:  
     cv2.imwrite(str(blank), cv2.UMat(720, 1280, cv2.CV_8UC3).get() * 0)
     assert main(["calibrate", "table", "--image", str(blank), "--layout", "baccarat", "--out", str(tmp_path)]) == 2
     assert "ArUco marker(s) [0, 1, 2, 3] of layout baccarat not found" in capsys.readouterr().err
+
+
+def test_live_template_capture_takes_shoe_codes_on_stdin(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import io
+    import random
+
+    from calibration.layout import load_layout
+    from calibration.table import calibrate_from_markers
+    from firmware_interfaces.camera.simulated import SimulatedCamera
+    from table_controller.rules.cards import CODES
+
+    layout = load_layout("teen-patti-2020")
+    cam = SimulatedCamera(layout, deck_or_skip("svg-cards"), seed=8)
+    cal = tmp_path / "cal"
+    calibrate_from_markers(cam.read(), layout).save(cal)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    order = random.Random(2).sample(CODES, 52)
+    for i, code in enumerate(order):  # the dealer draws each card from the shoe and lays it in view
+        cam.clear()
+        cam.place("b2", code)
+        cv2.imwrite(str(frames / f"frame_{i:04d}.png"), cam.read())
+    shoe_output = "".join(f"{c.replace('T', '10')}\n" for c in order)
+    monkeypatch.setattr("sys.stdin", io.StringIO(shoe_output))
+    assert main(["calibrate", "templates", "--live", "--camera", f"files:{frames}", "--out", str(cal), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["self_test"]["accuracy"] == 1.0
+    assert "capturing the calibration deck: 52/52" in out.err
+    assert len(list((cal / "templates").glob("*.png"))) == 52
+
+
+def test_record_saves_numbered_frames_until_the_camera_stops(sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "rec"
+    assert main(["camera", "record", "--camera", f"files:{sim / 'frames'}", "--frames", "3", "--out", str(out)]) == 1
+    assert sorted(p.name for p in out.iterdir()) == ["frame_0000.png", "frame_0001.png"]
+    assert "gave no frame after 2 frame(s)" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import cv2
 import numpy as np
 import pytest
@@ -58,3 +60,14 @@ def test_an_empty_folder_is_refused(tmp_path) -> None:  # type: ignore[no-untype
 def test_unknown_backend_is_named() -> None:
     with pytest.raises(ConfigError, match="unknown camera backend 'usb': expected opencv, files or sim"):
         open_source("usb", "0")
+
+
+@pytest.mark.skipif(not os.environ.get("TABLE_CONTROLLER_CAMERA"),
+                    reason="set TABLE_CONTROLLER_CAMERA to a device index, URL or video file to test a real camera")
+def test_a_real_camera_gives_colour_frames() -> None:
+    src = VideoCaptureSource(os.environ["TABLE_CONTROLLER_CAMERA"])
+    try:
+        frame = src.read()
+        assert frame is not None and frame.ndim == 3 and frame.shape[2] == 3
+    finally:
+        src.close()

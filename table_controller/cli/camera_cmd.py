@@ -34,6 +34,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rec.add_argument("--json", action="store_true", help="one JSON line per image")
     rec.set_defaults(func=run_recognize)
 
+    record = sub.add_parser(
+        "record",
+        help="save frames from a camera as numbered PNGs (test media to replay with files:DIR)",
+    )
+    record.add_argument("--camera", default="opencv:0", help="opencv:INDEX|URL|FILE, files:DIR or sim:LAYOUT")
+    record.add_argument("--frames", type=int, default=30, help="frames to save (default 30)")
+    record.add_argument("--out", required=True, type=Path, help="output folder")
+    record.set_defaults(func=run_record)
+
     sim = sub.add_parser(
         "simulate",
         help="render simulated camera frames of a layout with random cards, plus a calibration for them",
@@ -117,6 +126,31 @@ def _emit(as_json: bool, result: dict) -> None:  # type: ignore[type-arg]
         code = c["code"] or "NO-READ"
         where = c["position"] or "OFF-SLOT (dropped/exposed)"
         print(f"  {code:8} {c['confidence']:.2f}  {where}")
+
+
+def run_record(args: argparse.Namespace) -> int:
+    import cv2
+
+    from firmware_interfaces.camera.sources import open_source
+
+    kind, _, target = args.camera.partition(":")
+    camera = open_source(kind, target)
+    args.out.mkdir(parents=True, exist_ok=True)
+    saved = 0
+    try:
+        with progress_bar("recording", args.frames) as step:
+            for i in range(args.frames):
+                frame = camera.read()
+                if frame is None:
+                    print(f"camera {args.camera} gave no frame after {saved} frame(s)", file=sys.stderr)
+                    break
+                cv2.imwrite(str(args.out / f"frame_{i:04d}.png"), frame)
+                saved += 1
+                step(saved, args.frames)
+    finally:
+        camera.close()
+    print(f"saved {saved} frame(s) to {args.out}")
+    return 0 if saved == args.frames else 1
 
 
 def run_simulate(args: argparse.Namespace) -> int:
