@@ -33,6 +33,21 @@ from calibration.templates import Reading, one_blas_thread, order_portrait, warp
 
 #: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
 MARKER_MARGIN_MM = 12.0
+#: Whiteness step (0..255) a card's border must show over the felt around it.
+PAPER_CONTRAST = 25.0
+_RING_MARGIN = 10
+_RING_SIZE = (40, 56)
+
+
+def _rings() -> tuple[np.ndarray, np.ndarray]:
+    m, (w, h) = _RING_MARGIN, _RING_SIZE
+    yy, xx = np.mgrid[0 : h + 2 * m, 0 : w + 2 * m]
+    # signed distance to the card outline, positive inside
+    d = np.minimum.reduce([xx - m, (m + w) - xx, yy - m, (m + h) - yy])
+    return (d >= 1) & (d <= 4), (d <= -3) & (d >= -8)
+
+
+_INNER_RING, _OUTER_RING = _rings()
 #: Outlines kept per card for second tries at a doubtful read.
 MAX_OUTLINES = 3
 #: Default margin a read must reach (see ``Reading.margin``).
@@ -132,7 +147,19 @@ class CardFinder:
                         same[0].append(corners)
                     continue
                 found.append(([corners], centre))
-        return [g for g, _ in found]
+        return [g for g, _ in found if self._edge_contrast(frame, g[0]) >= PAPER_CONTRAST]
+
+    def _edge_contrast(self, frame: np.ndarray, corners: np.ndarray) -> float:
+        """How much whiter the card's own border strip is than the felt just outside it.
+        Glare and light pools are smooth, so a blob of them cut into a card shape has
+        (almost) none; a card lying on felt has a sharp step."""
+        m, w, h = _RING_MARGIN, _RING_SIZE[0], _RING_SIZE[1]
+        dst = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], dtype=np.float32)
+        warp = cv2.getPerspectiveTransform(np.asarray(corners, dtype=np.float32), dst)
+        patch = cv2.warpPerspective(frame, warp, (w + 2 * m, h + 2 * m), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        white = cv2.min(cv2.min(patch[:, :, 0], patch[:, :, 1]), patch[:, :, 2])
+        return float(np.median(white[_INNER_RING]) - np.median(white[_OUTER_RING]))
 
     def _masks(self, frame: np.ndarray) -> list[np.ndarray]:
         """Binary masks (table ROI) at several whiteness levels and two felt-distance levels."""
