@@ -1,20 +1,24 @@
 """Find and read every card on the table in one camera frame.
 
-1. *Find*: inside the table outline, threshold the "whiteness" of the frame
-   (the darkest of the three colour channels: card paper is bright in all
-   three, coloured felt is not) at several levels, so that a card under a
-   shadow and a card next to glare are each cut out at some level. Every outer
-   contour is mapped to table millimetres through the calibration, and kept
-   only if it is a card there: a rectangle of the layout's card size
-   (±15 %), filled (convex hull >= 88 % of the rectangle, the contour itself
-   >= 30 %: a court card's thin border may break where the picture meets it).
+1. *Find*: inside the table outline (corner markers left out), threshold the
+   "whiteness" of the frame (the darkest of the three colour channels: card
+   paper is bright in all three, coloured felt is not) at four levels, and
+   its distance from the local felt colour at two, so that a card under a
+   shadow, next to glare or with a dark court picture is cut out at some
+   level. Every outer contour is mapped to table millimetres through the
+   calibration and kept only if it is a card there: a rectangle of the
+   layout's card size (±15 %), filled (convex hull >= 88 % of the rectangle,
+   the contour itself >= 30 %: a court card's thin border may break where
+   the picture meets it), whose border steps up in whiteness from the felt
+   around it (:data:`PAPER_CONTRAST`: pools of light have no such step).
 2. *Read*: warp each card upright from the frame itself (full resolution) and
-   read its two corner indexes against the studio's templates
+   read it against the studio's templates
    (:class:`calibration.templates.CardTemplates`).
-3. *Decide*: a read counts only if it looks like a face (best score >=
+3. *Decide*: a read counts only if it looks like a face (score >=
    ``min_score``) and beats every close rival clearly (margin >=
-   ``threshold``); otherwise the card is reported with ``code=None``, a
-   no-read. Never a guess.
+   ``threshold``, z >= ``min_z``); a doubtful read is checked against the
+   card's other outlines and any disagreement makes it a no-read. Otherwise
+   the card is reported with ``code=None``: never a guess.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
    every slot: dropped or exposed).
 """
