@@ -114,6 +114,7 @@ class CardFinder:
         px_per_mm2 = abs(np.linalg.det(self._to_image[:2, :2])) / self._to_image[2, 2] ** 2
         self._min_px_area = 0.2 * card_w * card_h * min(1.0, float(px_per_mm2))
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+        self._wide_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
         p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
@@ -135,8 +136,12 @@ class CardFinder:
         masks = self._masks(frame)
         x0, y0 = self._roi[:2]
         found: list[tuple[list[np.ndarray], tuple[float, float]]] = []
-        for mask in masks:
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close_kernel)
+        # the lowest whiteness level and the far felt distance once more, closed harder: rejoins
+        # the broken thin border of a court card whose picture matches the felt (neighbouring
+        # cards it may merge fail the size test)
+        wide = [(masks[0], self._wide_kernel), (masks[-1], self._wide_kernel)]
+        for mask, kernel in [(m, self._close_kernel) for m in masks] + wide:
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for c in contours:
                 if cv2.contourArea(c) < self._min_px_area:
