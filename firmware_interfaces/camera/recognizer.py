@@ -136,6 +136,7 @@ class CardFinder:
         masks = self._masks(frame)
         x0, y0 = self._roi[:2]
         found: list[tuple[list[np.ndarray], tuple[float, float]]] = []
+        full: list[tuple[float, float]] = []  # image centres of cards with MAX_OUTLINES outlines
         # the lowest whiteness level and the far felt distance once more, closed harder: rejoins
         # the broken thin border of a court card whose picture matches the felt (neighbouring
         # cards it may merge fail the size test)
@@ -146,6 +147,10 @@ class CardFinder:
             for c in contours:
                 if cv2.contourArea(c) < self._min_px_area:
                     continue
+                bx, by, bw, bh = cv2.boundingRect(c)
+                cx, cy = x0 + bx + bw / 2, y0 + by + bh / 2
+                if any(abs(cx - fx) < 12 and abs(cy - fy) < 12 for fx, fy in full):
+                    continue  # a card that has all the outlines it needs
                 quad = self._card_quad(c.reshape(-1, 2).astype(np.float64) + (x0, y0))
                 if quad is None:
                     continue
@@ -154,6 +159,8 @@ class CardFinder:
                 if same:
                     if len(same[0]) < MAX_OUTLINES:
                         same[0].append(corners)
+                        if len(same[0]) == MAX_OUTLINES:
+                            full.append(tuple(corners.mean(axis=0)))
                     continue
                 found.append(([corners], centre))
         return [g for g, _ in found if self._edge_contrast(frame, g[0]) >= PAPER_CONTRAST]
