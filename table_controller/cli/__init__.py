@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "table_controller.cli.keys_cmd",
     "table_controller.cli.proxy_cmd",
     "table_controller.cli.display_cmd",
+    "table_controller.cli.calibrate_cmd",
+    "table_controller.cli.camera_cmd",
 )
 
 

@@ -1,0 +1,65 @@
+"""Live template capture: the calibration deck is drawn through the shoe one card at a
+time under the camera, and the shoe names each picture (no hand labelling).
+
+Feed :meth:`TemplateCapture.add` the shoe's code and a camera frame taken once
+the card lies still in view; when all 52 are in, :meth:`templates` builds the
+deck's :class:`CardTemplates`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from calibration.layout import Layout
+from calibration.table import TablePlane
+from calibration.templates import CardTemplates, warp_card
+from table_controller.errors import TableError, UnknownCard
+from table_controller.rules.cards import CODES, parse_card
+
+
+class CaptureError(TableError, ValueError):
+    """A capture picture cannot be used (no card, several cards)."""
+
+
+class TemplateCapture:
+    """Collects one upright picture per card code from live frames."""
+
+    def __init__(self, plane: TablePlane, layout: Layout,
+                 progress: Callable[[int, int, str], None] | None = None):
+        from firmware_interfaces.camera.recognizer import CardFinder
+
+        self.finder = CardFinder(plane, layout)
+        self.faces: dict[str, np.ndarray] = {}
+        self.progress = progress
+
+    @property
+    def missing(self) -> list[str]:
+        return [c for c in CODES if c not in self.faces]
+
+    def add(self, code: str, frame: np.ndarray) -> None:
+        """Store the one card in view of ``frame`` as card ``code`` (as the shoe read it).
+
+        Raises :class:`CaptureError` when the frame shows no card or more than one,
+        and :class:`UnknownCard` for a bad code.
+        """
+        try:
+            code = CODES[parse_card(code)]
+        except UnknownCard as e:
+            raise UnknownCard(f"shoe reported {code!r}: {e}") from None
+        quads = self.finder.find_cards(frame)
+        if len(quads) != 1:
+            raise CaptureError(
+                f"card {code}: expected exactly one card on the table, found {len(quads)}; "
+                "clear the layout and lay the card flat in view"
+            )
+        # upright or upside down does not matter: the reader tries both turns of every template
+        self.faces[code] = warp_card(frame, quads[0])
+        if self.progress:
+            self.progress(len(self.faces), len(CODES), code)
+
+    def templates(self) -> CardTemplates:
+        if self.missing:
+            raise CaptureError(f"capture incomplete: {len(self.missing)} card(s) missing: {' '.join(self.missing)}")
+        return CardTemplates(self.faces)

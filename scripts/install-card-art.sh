@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install the real card artwork the camera tests, the simulated camera and the
+# recognition benchmark render their scenes from. Idempotent; run as root on Debian.
+#   - Debian kdegames-card-data-kf5: KDE SVG decks under /usr/share/carddecks/
+#   - Debian librsvg2-bin: rsvg-convert, which renders one card element of a KDE deck
+#   - npm svg-cards: PNG faces, installed under ${TABLE_CONTROLLER_CARD_ART:-/opt/card-art}
+set -eu
+ART_ROOT="${TABLE_CONTROLLER_CARD_ART:-/opt/card-art}"
+
+need_apt=""
+[ -f /usr/share/carddecks/svg-standard/standard.svgz ] || need_apt="$need_apt kdegames-card-data-kf5"
+command -v rsvg-convert >/dev/null 2>&1 || need_apt="$need_apt librsvg2-bin"
+command -v npm >/dev/null 2>&1 || need_apt="$need_apt npm"
+if [ -n "$need_apt" ]; then
+    echo "install-card-art: apt-get install$need_apt"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need_apt >/dev/null
+fi
+
+if [ ! -f "$ART_ROOT/node_modules/svg-cards/png/2x/heart_queen.png" ]; then
+    echo "install-card-art: npm install svg-cards into $ART_ROOT"
+    mkdir -p "$ART_ROOT"
+    npm install --prefix "$ART_ROOT" --no-audit --no-fund --silent svg-cards@4 >/dev/null
+fi
+echo "install-card-art: ok (KDE decks in /usr/share/carddecks, svg-cards in $ART_ROOT)"

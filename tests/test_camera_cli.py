@@ -1,0 +1,119 @@
+"""The calibrate and camera commands, end to end on simulated frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from table_controller.cli import main
+
+from cardart import deck_or_skip
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    deck_or_skip("kde-standard")
+    out = tmp_path_factory.mktemp("sim")
+    assert main(["camera", "simulate", "--layout", "baccarat", "--deck", "kde-standard",
+                 "--frames", "2", "--seed", "3", "--out", str(out)]) == 0
+    return out
+
+
+def test_recognize_prints_one_json_line_per_image_matching_the_truth(sim: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    capsys.readouterr()
+    frames = sorted((sim / "frames").glob("*.jpg"))
+    assert main(["camera", "recognize", "--calibration", str(sim / "calibration"), *map(str, frames), "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    truth = [json.loads(line) for line in (sim / "truth.jsonl").read_text().splitlines()]
+    assert len(lines) == 2
+    for line, true in zip(lines, truth):
+        result = json.loads(line)
+        assert set(result) == {"image", "cards", "ms"}
+        assert result["image"] == true["image"]
+        assert sorted((c["position"], c["code"]) for c in result["cards"]) == sorted(
+            (c["position"], c["code"]) for c in true["cards"])
+        for c in result["cards"]:
+            assert set(c) == {"code", "confidence", "corners", "position"}
+            assert len(c["corners"]) == 4 and 0.0 <= c["confidence"] <= 1.0
+
+
+def test_recognize_reports_an_unreadable_image_and_fails(sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    assert main(["camera", "recognize", "--calibration", str(sim / "calibration"), str(bad), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"image": str(bad), "error": f"cannot read image {bad}"}
+
+
+def test_calibrate_table_then_templates_then_check(sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    cal = tmp_path / "cal"
+    frame = sorted((sim / "frames").glob("*.jpg"))[0]
+    assert main(["calibrate", "table", "--image", str(frame), "--layout", "baccarat", "--out", str(cal), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert (table["layout"], table["method"]) == ("baccarat", "markers")
+    assert table["rms_error_mm"] < 1.5
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    deck = deck_or_skip("kde-standard")
+    for code, face in deck.faces().items():
+        cv2.imwrite(str(faces / f"{code.replace('T', '10')}.png"), face)
+    assert main(["calibrate", "templates", "--from-images", str(faces), "--out", str(cal), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["self_test"]["accuracy"] == 1.0
+    assert "reading card images: 52/52" in out.err
+    overlay = tmp_path / "overlay.png"
+    assert main(["calibrate", "check", "--calibration", str(cal), "--image", str(frame), "--out", str(overlay), "--json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["self_test"]["accuracy"] == 1.0
+    assert len(check["cards"]) == 6 and all(c["code"] for c in check["cards"])
+    assert cv2.imread(str(overlay)).shape == (720, 1280, 3)
+
+
+def test_missing_calibration_is_a_clear_error(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["camera", "recognize", "--calibration", str(tmp_path / "nope"), "x.jpg"]) == 2
+    assert f"calibration folder {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
+
+
+def test_calibrate_table_without_markers_names_them(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), cv2.UMat(720, 1280, cv2.CV_8UC3).get() * 0)
+    assert main(["calibrate", "table", "--image", str(blank), "--layout", "baccarat", "--out", str(tmp_path)]) == 2
+    assert "ArUco marker(s) [0, 1, 2, 3] of layout baccarat not found" in capsys.readouterr().err
+
+
+def test_live_template_capture_takes_shoe_codes_on_stdin(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import io
+    import random
+
+    from calibration.layout import load_layout
+    from calibration.table import calibrate_from_markers
+    from firmware_interfaces.camera.simulated import SimulatedCamera
+    from table_controller.rules.cards import CODES
+
+    layout = load_layout("teen-patti-2020")
+    cam = SimulatedCamera(layout, deck_or_skip("svg-cards"), seed=8)
+    cal = tmp_path / "cal"
+    calibrate_from_markers(cam.read(), layout).save(cal)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    order = random.Random(2).sample(CODES, 52)
+    for i, code in enumerate(order):  # the dealer draws each card from the shoe and lays it in view
+        cam.clear()
+        cam.place("b2", code)
+        cv2.imwrite(str(frames / f"frame_{i:04d}.png"), cam.read())
+    shoe_output = "".join(f"{c.replace('T', '10')}\n" for c in order)
+    monkeypatch.setattr("sys.stdin", io.StringIO(shoe_output))
+    assert main(["calibrate", "templates", "--live", "--camera", f"files:{frames}", "--out", str(cal), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["self_test"]["accuracy"] == 1.0
+    assert "capturing the calibration deck: 52/52" in out.err
+    assert len(list((cal / "templates").glob("*.png"))) == 52
+
+
+def test_record_saves_numbered_frames_until_the_camera_stops(sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "rec"
+    assert main(["camera", "record", "--camera", f"files:{sim / 'frames'}", "--frames", "3", "--out", str(out)]) == 1
+    assert sorted(p.name for p in out.iterdir()) == ["frame_0000.png", "frame_0001.png"]
+    assert "gave no frame after 2 frame(s)" in capsys.readouterr().err
