@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from table_controller.config import TableConfig
@@ -22,7 +23,12 @@ log = logging.getLogger(__name__)
 class LiveTable:
     """One table's parts, wired together; :meth:`start` it, then :meth:`close` it."""
 
-    def __init__(self, config: TableConfig, *, pin_factory: Any = None, context: Any = None) -> None:
+    def __init__(
+        self, config: TableConfig, *, pin_factory: Any = None, context: Any = None,
+        camera_parts: tuple[Any, Any] | None = None,
+    ) -> None:
+        """``camera_parts``: (camera source, calibration) to use instead of the configured camera
+        (the simulated table passes its simulated camera)."""
         from table_controller.journal import Journal
         from table_controller.panel import DealerPanel, make_pin_factory
 
@@ -43,7 +49,7 @@ class LiveTable:
                 self.game, self.journal, table=config.table_id,
                 betting_seconds=config.betting_seconds, result_seconds=config.result_seconds,
                 interrupted_round=config.interrupted_round, has_shoe="shoe" in config.sources,
-                publisher=self.publisher,
+                publisher=self.publisher, card_sources=config.sources,
             )
             self.pin_factory = pin_factory if pin_factory is not None else make_pin_factory(config.panel.gpio)
             self.panel = DealerPanel(config.panel.pins, self.pin_factory, self.controller.on_button)
@@ -51,6 +57,10 @@ class LiveTable:
             self.controller.panel = self.panel
             self.shoe = self._make_shoe() if config.shoe is not None and "shoe" in config.sources else None
             self.controller.shoe = self.shoe
+            self.camera = None
+            if "camera" in config.sources:
+                self.camera = self._make_camera(camera_parts)
+                self._closers.append(self.camera.close)
             self.control = None
             if config.publish.control:
                 from table_controller.control import ControlServer
@@ -106,6 +116,30 @@ class LiveTable:
                 del recent[:-16]
         return recent
 
+    def _make_camera(self, parts: tuple[Any, Any] | None) -> Any:
+        """The camera watcher: source, recogniser over the game's layout, stabiliser."""
+        from calibration.layout import load_layout
+        from calibration.store import load_calibration
+        from firmware_interfaces.camera import Recognizer, Stabilizer, open_source
+        from table_controller.camera_watch import CameraWatcher
+        from table_controller.errors import ConfigError
+
+        camera = self.config.camera
+        layout = load_layout(camera.layout if camera and camera.layout else self.game.game_id)
+        if parts is not None:
+            source, calibration = parts
+        else:
+            if camera is None or camera.calibration is None:
+                raise ConfigError(f"{self.config.source}: camera.calibration: missing (a camera table needs one)")
+            calibration = load_calibration(camera.calibration)
+            target = camera.source
+            kind = "files" if Path(target).is_dir() else "opencv"
+            source = open_source(kind, target)
+        frames = camera.stable_frames if camera else 3
+        return CameraWatcher(
+            source, Recognizer(calibration, layout), Stabilizer(frames=frames), self.controller.post
+        )
+
     def start(self) -> None:
         """Restore from the journal, then start the loop and the devices."""
         if self.publisher is not None:
@@ -115,6 +149,8 @@ class LiveTable:
         self.controller.restore()
         self._loop = threading.Thread(target=self._run_loop, name=f"table-{self.config.table_id}", daemon=True)
         self._loop.start()
+        if self.camera is not None:
+            self.camera.start()
         if self.control is not None:
             self.control.start()
 

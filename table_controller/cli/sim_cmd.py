@@ -47,6 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "(a live screen on a terminal, one line per round otherwise)",
     )
     sim.add_argument("--variants-dir", type=Path, help="a folder of the studio's own variant files")
+    sim.add_argument(
+        "--camera", nargs="?", const="svg-cards", metavar="DECK",
+        help="add a simulated overhead camera (deck design: svg-cards, kde-standard, kde-nicu-white); "
+        "cards then count only when shoe and camera agree. Camera faults: misplace, exposed, blackout",
+    )
     sim.add_argument("--json", action="store_true", help="print every event as one JSON object per line")
     sim.set_defaults(func=run_sim)
 
@@ -95,7 +100,7 @@ def run_sim(args: argparse.Namespace) -> int:
         journal=args.journal, table=args.table, betting_seconds=args.betting_seconds,
         publish=None if args.no_publish else args.publish,
         snapshot=None if args.no_publish else args.snapshot,
-        control=args.control, variants_dir=args.variants_dir,
+        control=args.control, variants_dir=args.variants_dir, camera=args.camera,
     )
     table = SimulatedTable(options, on_event=show)
     if args.display and not args.json:

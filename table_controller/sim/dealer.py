@@ -38,8 +38,12 @@ class DealerFaults:
     void_request: float = 0.0  # asks for a void during a round
     lid: float = 0.0  # opens the shoe's lid mid-round (per card)
     noread: float = 0.0  # a card leaves the gate unread (per card)
+    misplace: float = 0.0  # lays a card at the wrong position (camera tables)
+    exposed: float = 0.0  # lays a card off every position (camera tables)
+    blackout: float = 0.0  # the camera goes dark for a few seconds (camera tables)
 
-    KEYS = ("dropped", "void_request", "lid", "noread")
+    KEYS = ("dropped", "void_request", "lid", "noread", "misplace", "exposed", "blackout")
+    CAMERA_KEYS = ("misplace", "exposed", "blackout")
 
 
 @dataclass
@@ -95,6 +99,7 @@ class SimulatedDealer:
         faults: DealerFaults | None = None,
         cut_cards_from_end: int = 16,
         timeout: float = 30.0,
+        camera: Any = None,
     ) -> None:
         self.game = game
         self.shoe = shoe
@@ -106,6 +111,7 @@ class SimulatedDealer:
         self.faults = faults or DealerFaults()
         self.cut_cards_from_end = cut_cards_from_end
         self.timeout = timeout
+        self.camera = camera  # a SimulatedCamera: the dealer lays each card where it goes
         self.watch = EventWatch()
         self.stats = DealerStats()
         controller.listeners.append(self.watch)
@@ -145,6 +151,8 @@ class SimulatedDealer:
         if m.state == "betting":
             self.press("close_betting")
         end = self._deal(stop)
+        if self.camera is not None:
+            self.camera.clear()  # the dealer clears the layout
         if end == "result":
             self.stats.results += 1
         else:
@@ -181,9 +189,12 @@ class SimulatedDealer:
     def _draw_one(self) -> None:
         if not self.shoe.wait_gate(False, self.timeout):
             raise DealerTimeout("the shoe's gate did not open")
+        slot = self._next_slot()
         code = self.shoe.draw()
         if code is None:
             return
+        if self.camera is not None and slot is not None:
+            self._lay(slot, code)
         self.stats.cards += 1
         self.watch.wait(
             lambda e: (e["type"] == "card" and e["code"] == code)
@@ -192,8 +203,40 @@ class SimulatedDealer:
             self.timeout, f"the table to take card {code}",
         )
 
+    def _next_slot(self) -> tuple[str, int] | None:
+        """Where the rules call the next card (the dealer reads it off the display)."""
+        m = self.controller.machine
+        position = m.next_position
+        if position is None or position == "burn" or m.deal is None:
+            return None
+        return position, len(m.deal.hands[position])
+
+    def _lay(self, slot: tuple[str, int], code: str) -> None:
+        """Lay a card on the layout slot of (position, index); ``first`` has a single slot."""
+        from calibration.layout import slot_name
+
+        names = {s.name for s in self.camera.layout.slots}
+        self.camera.place(slot[0] if slot[0] in names else slot_name(*slot), code)
+
+    def _camera_fault(self, kind: str) -> bool:
+        slot = self._next_slot()
+        if slot is None:
+            return False
+        code = self.shoe.draw()
+        if code is None:
+            return False
+        self.stats.cards += 1
+        if kind == "misplace":
+            others = [p for p in self.game.positions if p not in (slot[0], "first")]
+            self._lay((self.rng.choice(others), 0), code)
+        else:
+            self.camera.place(None, code)
+        return True
+
     def _maybe_fault(self) -> bool:
         for kind in DealerFaults.KEYS:
+            if kind in DealerFaults.CAMERA_KEYS and self.camera is None:
+                continue
             if self.rng.random() < getattr(self.faults, kind):
                 self.stats.faults[kind] = self.stats.faults.get(kind, 0) + 1
                 if kind == "dropped":
@@ -205,6 +248,11 @@ class SimulatedDealer:
                     self.shoe.set_lid(False)
                 elif kind == "noread" and not self.shoe.draw_noread():
                     return False  # the gate closed under the dealer's hand: nothing happened
+                elif kind in ("misplace", "exposed") and not self._camera_fault(kind):
+                    return False
+                elif kind == "blackout":
+                    self.camera.blackout(True)
+                    threading.Timer(3.0, self.camera.blackout, args=(False,)).start()
                 return True
         return False
 
@@ -218,6 +266,9 @@ class SimulatedDealer:
             if paused.get("awaiting") == "card" and cause == "no-read":
                 card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
+            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and self.shoe.drawn:
+                # the supervisor looks at the card on the layout and confirms the shoe's reading
+                self.controller.request(i.SupervisorResume(by="sim supervisor", card=self.shoe.drawn[-1]))
             elif paused.get("awaiting") == "card" or cause == "void-request":
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))
             else:

@@ -38,6 +38,7 @@ class SimOptions:
     control: str | None = None
     variants_dir: Path | None = None
     cards: list[str] | None = None  # a scripted shoe (card codes in dealing order)
+    camera: str | None = None  # deck design for a simulated camera (shoe + camera table)
 
 
 @dataclass
@@ -85,7 +86,8 @@ class SimulatedTable:
         o = self.options
         scale = 0.0 if o.speed <= 0 else 1.0 / o.speed
         return TableConfig(
-            table_id=o.table, variant=o.variant, journal=journal, sources=("shoe",),
+            table_id=o.table, variant=o.variant, journal=journal,
+            sources=("shoe", "camera") if o.camera else ("shoe",),
             variants_dir=o.variants_dir, betting_seconds=o.betting_seconds * scale,
             result_seconds=3 * scale, shoe=ShoeConfig(device),
             panel=PanelConfig("mock", dict(DEFAULT_PINS)),
@@ -116,7 +118,8 @@ class SimulatedTable:
             journal = Path(self._tmp.name) / f"{o.table}.sqlite"
         master_fd, device = open_pty_pair()
         config = self.config(device, journal)
-        live = LiveTable(config, pin_factory=MockFactory())
+        camera_parts = self._simulated_camera(config.variant) if o.camera else None
+        live = LiveTable(config, pin_factory=MockFactory(), camera_parts=camera_parts)
         self.live = live
         self._closers.append(live.close)
 
@@ -129,6 +132,7 @@ class SimulatedTable:
         dealer = SimulatedDealer(
             live.game, None, live.controller, press, pace=1.0 * scale,
             betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
+            camera=camera_parts[0] if camera_parts else None,
         )
         self.shoe = SimulatedShoe(
             master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(), cards=o.cards,
@@ -145,6 +149,23 @@ class SimulatedTable:
             raise ConfigError(f"the simulated shoe on {device} did not answer within 10 s")
         dealer.take_loaded_shoe()  # the shoe powered on loaded: NEWSHOE, then the burn
         return dealer
+
+    def _simulated_camera(self, variant: str) -> tuple[Any, Any]:
+        """A simulated overhead camera over the game's layout, calibrated like a studio would."""
+        from calibration.layout import load_layout
+        from calibration.store import Calibration
+        from calibration.table import calibrate_from_markers
+        from calibration.templates import CardTemplates
+        from firmware_interfaces.camera.deck_art import load_deck
+        from firmware_interfaces.camera.simulated import SimulatedCamera
+        from table_controller.rules.registry import load_game
+
+        layout = load_layout(load_game(variant, self.options.variants_dir).game_id)
+        deck = load_deck(self.options.camera or "svg-cards")
+        camera = SimulatedCamera(layout, deck, seed=self.options.seed)
+        blank = camera.read()
+        calibration = Calibration(calibrate_from_markers(blank, layout), CardTemplates(deck.faces()))
+        return camera, calibration
 
     def _run(self) -> SimReport:
         dealer = self.start()

@@ -1,0 +1,68 @@
+"""The simulated table with a simulated overhead camera: a card counts when shoe and camera agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardart import deck_or_skip
+from table_controller.journal import Journal, verify_journal
+from table_controller.sim.table import SimOptions, SimulatedTable
+
+
+def events_of(path: Path) -> list[dict]:
+    reader = Journal.open_readonly(path)
+    try:
+        return list(reader.events())
+    finally:
+        reader.close()
+
+
+def test_cards_count_as_shoe_and_camera(tmp_path: Path) -> None:
+    deck_or_skip("svg-cards")
+    journal = tmp_path / "T01.sqlite"
+    report = SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=3,
+                                       journal=journal, camera="svg-cards")).run()
+    assert (report.results, report.voids) == (2, 0)
+    cards = [e for e in events_of(journal) if e["type"] == "card"]
+    assert len(cards) == 12 and {c["source"] for c in cards} == {"shoe+camera"}
+    assert verify_journal(journal).ok
+
+
+def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) -> None:
+    deck_or_skip("svg-cards")
+    sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=3,
+                                    journal=tmp_path / "T01.sqlite", camera="svg-cards"))
+    dealer = sim.start()
+    try:
+        dealer.press("start_round")
+        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
+        dealer.press("close_betting")
+        assert sim.shoe.wait_gate(False, 10)
+        code = sim.shoe.draw()
+        wrong = "2C" if code != "2C" else "3C"
+        dealer.camera.place("a1", wrong)  # the card on the layout is not the one the shoe read
+        alert = dealer.watch.wait(lambda e: e["type"] == "alert", 15, "the mismatch alert")
+        assert alert["kind"] == "source-mismatch"
+        assert alert["detail"] == f"the shoe read {code}, the camera read {wrong} at a[0]"
+        paused = dealer.watch.wait(lambda e: e["type"] == "table.state", 10, "the pause")
+        assert (paused["state"], paused["awaiting"]) == ("paused", "card")
+    finally:
+        sim.close()
+
+
+def test_a_card_laid_off_every_position_voids_the_round(tmp_path: Path) -> None:
+    deck_or_skip("svg-cards")
+    sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=3,
+                                    journal=tmp_path / "T01.sqlite", camera="svg-cards"))
+    dealer = sim.start()
+    try:
+        dealer.press("start_round")
+        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
+        dealer.press("close_betting")
+        assert sim.shoe.wait_gate(False, 10)
+        code = sim.shoe.draw()
+        dealer.camera.place(None, code)
+        void = dealer.watch.wait(lambda e: e["type"] == "round.void", 15, "the void")
+        assert void["reason"] == f"misdeal: card {code} seen off every position"
+    finally:
+        sim.close()
