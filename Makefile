@@ -12,8 +12,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,web,browser]'
 	touch $@
 
+# The simulated camera renders real card artwork: install it first (needs root on Debian).
 sim: $(VENV)/.installed
-	$(TC) sim --game baccarat --rounds 12 --speed 4 --seed 2026 --display
+	bash scripts/install-card-art.sh
+	$(TC) sim --game baccarat --rounds 12 --speed 4 --seed 2026 --camera --display
 
 # Test-only system packages (Debian chromium for the browser test, card artwork for the
 # camera tests); each script does nothing when its package is already there.
