@@ -5,16 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cardart import deck_or_skip
-from table_controller.journal import Journal, verify_journal
+from sim_helpers import journal_events, open_round_by_hand
+from table_controller.journal import verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
-
-
-def events_of(path: Path) -> list[dict]:
-    reader = Journal.open_readonly(path)
-    try:
-        return list(reader.events())
-    finally:
-        reader.close()
 
 
 def test_cards_count_as_shoe_and_camera(tmp_path: Path) -> None:
@@ -23,7 +16,7 @@ def test_cards_count_as_shoe_and_camera(tmp_path: Path) -> None:
     report = SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=3,
                                        journal=journal, camera="svg-cards")).run()
     assert (report.results, report.voids) == (2, 0)
-    cards = [e for e in events_of(journal) if e["type"] == "card"]
+    cards = [e for e in journal_events(journal) if e["type"] == "card"]
     assert len(cards) == 12 and {c["source"] for c in cards} == {"shoe+camera"}
     assert verify_journal(journal).ok
 
@@ -34,10 +27,7 @@ def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) 
                                     journal=tmp_path / "T01.sqlite", camera="svg-cards"))
     dealer = sim.start()
     try:
-        dealer.press("start_round")
-        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
-        dealer.press("close_betting")
-        assert sim.shoe.wait_gate(False, 10)
+        open_round_by_hand(sim, dealer)
         code = sim.shoe.draw()
         wrong = "2C" if code != "2C" else "3C"
         dealer.camera.place("a1", wrong)  # the card on the layout is not the one the shoe read
@@ -56,10 +46,7 @@ def test_a_card_laid_off_every_position_voids_the_round(tmp_path: Path) -> None:
                                     journal=tmp_path / "T01.sqlite", camera="svg-cards"))
     dealer = sim.start()
     try:
-        dealer.press("start_round")
-        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
-        dealer.press("close_betting")
-        assert sim.shoe.wait_gate(False, 10)
+        open_round_by_hand(sim, dealer)
         code = sim.shoe.draw()
         dealer.camera.place(None, code)
         void = dealer.watch.wait(lambda e: e["type"] == "round.void", 15, "the void")

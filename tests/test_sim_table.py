@@ -13,20 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from sim_helpers import journal_events, open_round_by_hand
 from table_controller.events import validate
-from table_controller.journal import Journal, verify_journal
+from table_controller.journal import verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
 from table_controller.table import inputs as i
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def journal_events(path: Path) -> list[dict]:
-    reader = Journal.open_readonly(path)
-    try:
-        return list(reader.events())
-    finally:
-        reader.close()
 
 
 @pytest.mark.parametrize(
@@ -146,10 +139,7 @@ def test_shoe_power_loss_mid_round_alerts_and_pauses(tmp_path: Path) -> None:
                                     journal=tmp_path / "T01.sqlite"))
     dealer = sim.start()
     try:
-        dealer.press("start_round")
-        dealer.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", 10, "betting")
-        dealer.press("close_betting")
-        assert sim.shoe.wait_gate(False, 10)
+        open_round_by_hand(sim, dealer)
         sim.shoe.draw()
         dealer.watch.wait(lambda e: e["type"] == "card", 10, "the first card")
         sim.shoe.power_cycle()
