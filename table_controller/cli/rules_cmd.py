@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     demo.add_argument("--rounds", type=int, default=3, help="rounds per variant (default 3)")
     demo.add_argument("--seed", type=int, default=2026, help="shuffle seed (default 2026)")
     demo.add_argument("--json", action="store_true", help="one JSON object per round")
+    demo.add_argument("--variants-dir", type=Path, help="a folder of the studio's own variant files")
     demo.set_defaults(func=run_demo)
 
     variants = sub.add_parser("variants", help="list the game variants available")
@@ -114,16 +115,25 @@ def run_classify(args: argparse.Namespace) -> int:
 def run_variants(args: argparse.Namespace) -> int:
     from table_controller.rules.registry import load_variant_file, variant_files
 
-    rows = []
+    rows: list[dict[str, Any]] = []
+    broken = 0
     for name, path in variant_files(args.variants_dir).items():
-        variant = load_variant_file(path)
+        try:
+            variant = load_variant_file(path)
+        except TableError as e:  # list the rest; say plainly which file is broken
+            broken += 1
+            rows.append({"id": name, "file": str(path), "error": str(e)})
+            continue
         rows.append({"id": name, "game": variant.game, "title": variant.title, "file": str(path)})
     if args.json:
         print(json.dumps({"variants": rows}))
     else:
         for row in rows:
-            print(f"{row['id']:32} {row['game']:18} {row['title']}")
-    return 0
+            if "error" in row:
+                print(f"{row['id']:32} BROKEN: {row['error']}")
+            else:
+                print(f"{row['id']:32} {row['game']:18} {row['title']}")
+    return 1 if broken else 0
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -133,8 +143,8 @@ def run_demo(args: argparse.Namespace) -> int:
     from table_controller.rules.registry import load_game, variant_files
 
     rng = random.Random(args.seed)
-    for name in variant_files():
-        game = load_game(name)
+    for name in variant_files(args.variants_dir):
+        game = load_game(name, args.variants_dir)
         shoe = shuffled_shoe(game.decks, rng)
         for n in range(1, args.rounds + 1):
             if game.shuffle_every_round or len(shoe) < 6:
