@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "table_controller.cli.keys_cmd",
     "table_controller.cli.proxy_cmd",
     "table_controller.cli.display_cmd",
+    "table_controller.cli.soak_cmd",
 )
 
 
