@@ -111,6 +111,9 @@ class Soak:
                 for k in range(1, o.tables + 1):
                     self.tables.append(self._start_table(k, workdir, proxy.bound_frontend, stack))
                 subscribers = self._start_subscribers(proxy.bound_backend, context, stack)
+                # Dealers start once the floor subscriber follows every table: they watch through it.
+                if not subscribers[0].wait_synced(timeout=30 + 3 * o.tables):
+                    self.errors.append("the floor subscriber got no snapshot of some table at the start")
                 self._deal(context)
                 counts = self._finish(subscribers)
                 streams = {s.name: s.streams for s in subscribers}

@@ -124,6 +124,11 @@ class Subscriber:
         with self._progress:
             return self._progress.wait_for(done, timeout)
 
+    def wait_synced(self, timeout: float) -> bool:
+        """Wait until this subscriber has a snapshot of every table."""
+        with self._progress:
+            return self._progress.wait_for(lambda: all(s.items for s in self.streams.values()), timeout)
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
