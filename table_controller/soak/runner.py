@@ -254,8 +254,9 @@ class Soak:
         scratch = CheckResult()
         last = {t.record.table: read_journal(Path(t.record.journal), t.record.table, scratch).last_seq
                 for t in self.tables}
+        deadline = time.monotonic() + 60 + 0.5 * self.options.tables
         for s in subscribers:
-            if not s.wait_caught_up(last, timeout=120):
+            if not s.wait_caught_up(last, timeout=max(0.0, deadline - time.monotonic())):
                 behind = {k: v.last_seq for k, v in s.streams.items() if v.last_seq < last[k]}
                 log.warning("subscriber %s did not catch up: %s", s.name, behind)
         shoe_counts: dict[str, int] = {}
