@@ -192,14 +192,22 @@ class RemoteDealer:
             time.sleep(self.options.pace)  # the dealer's hand, not a wait for the table
 
     def _wait_card(self, code: str) -> None:
-        """Wait until the table took the card (or reacted to it), so no extra card is pulled."""
+        """Wait until the table took the card (or reacted to it), so no extra card is pulled.
+
+        A link outage is no reaction: the card arrives when the link is back.
+        """
         def taken(e: dict[str, Any]) -> bool:
-            if e["type"] == "card":
+            kind = e["type"]
+            if kind == "card":
                 return e["code"] == code
-            if e["type"] == "snapshot":
-                return any(x["type"] == "card" and x["code"] == code for x in e["round"]) or (
-                    (e.get("state") or {}).get("state") != "dealing")
-            return e["type"] in ("alert", "round.void") or (e["type"] == "table.state" and e["state"] == "paused")
+            if kind == "snapshot":
+                state = (e.get("state") or {}).get("state")
+                return state not in ("dealing", "paused") or any(
+                    x["type"] == "card" and x["code"] == code for x in e["round"])
+            if kind == "alert":
+                return e["kind"] == "wrong-order" and code in e.get("detail", "")
+            return kind == "round.void" or (
+                kind == "table.state" and e["state"] == "paused" and e.get("cause") != "shoe-link-down")
 
         if self._wait_event(taken, CARD_WAIT) is None:
             log.warning("table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT)
@@ -241,8 +249,19 @@ class RemoteDealer:
                 return
             self.unread.append(code)
             self.record.add_draw(Draw(code, True, round_id, started, fault="noread"))
-        self._wait_event(lambda e: e["type"] in ("round.void", "snapshot")
-                         or (e["type"] == "table.state" and e["state"] == "paused"), 5.0)
+        self._wait_effect(kind)
+
+    def _wait_effect(self, kind: str) -> None:
+        """Wait until the table reacted to the fault (a link outage delays it, never hides it)."""
+        cause = {"void": "void-request", "lid": "lid-open", "noread": "no-read"}.get(kind)
+
+        def reacted(e: dict[str, Any]) -> bool:
+            if e["type"] in ("round.void", "snapshot"):
+                return True
+            return cause is not None and e["type"] == "table.state" and e.get("cause") == cause
+
+        if self._wait_event(reacted, CARD_WAIT) is None:
+            log.warning("table %s: no reaction to fault %s within %.0f s", self.record.table, kind, CARD_WAIT)
 
     # ------------------------------------------------------------------ supervisor
     def _supervise(self, status: dict[str, Any]) -> None:
