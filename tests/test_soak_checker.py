@@ -145,3 +145,38 @@ def test_fault_specs() -> None:
         parse_faults("fire")
     with pytest.raises(ConfigError, match=r"drop=2: must be in 0\.\.1"):
         parse_faults("drop=2")
+
+
+def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(tmp_path: Path) -> None:
+    """Regression: eight decks hold eight 8S; the misdealt one must not take the next round's place."""
+    from table_controller.rules import load_game
+    from table_controller.rules.cards import parse_card
+
+    path = tmp_path / "T01.sqlite"
+    clock = TickingClock()
+    deal, _ = load_game("baccarat").deal([parse_card(c) for c in ("8S", "2H", "KD", "3C")])
+    with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+        events = journal.append([
+            draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+            draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+            draft("card", "R1", clock=clock, position="player", index=0, code="9S", source="shoe"),
+            draft("alert", "R1", clock=clock, kind="lid-open", severity="critical", detail="lid"),
+            draft("table.state", "R1", clock=clock, state="paused", reason="lid", cause="lid-open",
+                  resume_to="dealing", awaiting=None),
+            draft("alert", "R1", clock=clock, kind="wrong-order", severity="critical", detail="card 8S"),
+            draft("round.void", "R1", clock=clock, reason="misdeal: card 8S drawn while the table was paused",
+                  refund=True),
+            draft("table.state", None, clock=clock, state="idle", reason=None),
+            draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
+            draft("table.state", "R2", clock=clock, state="dealing", reason=None),
+            *[draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe")
+              for p, i, c in (("player", 0, "8S"), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C"))],
+            draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
+        ])
+    draws = [Draw("9S", False, "R1", 0.0), Draw("8S", False, "R1", 0.0, fault="misdeal"),
+             *[Draw(c, False, "R2", 0.0) for c in ("8S", "2H", "KD", "3C")]]
+    record = TableRecord("T01", "baccarat", str(path), draws=draws,
+                         faults=[Fault("misdeal", "T01", "R1", 0.0)])
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == set()
+    assert result.counts["cards_in_voided_rounds"] == 1

@@ -183,23 +183,27 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
     cards = [e for e in journal.events if e["type"] == "card"]
     j = 0
     for draw in record.draws:
-        source = "manual" if draw.unread else "shoe"
-        if j < len(cards) and cards[j]["code"] == draw.code and cards[j]["source"] == source:
-            card = cards[j]
+        if j < len(cards) and _same_card(draw, cards[j]):
             j += 1
-            expected_round = draw.round if card["position"] != "burn" else None
-            if draw.round is not None and card["round"] != expected_round:
-                result.add("cards_accounted", f"{table}: card {draw.code} pulled in round {draw.round} "
-                                              f"journaled in round {card['round']} (seq {card['seq']})")
             continue
         if draw.round in voided and draw.fault in ("misdeal", "noread"):
             result.counts["cards_in_voided_rounds"] += 1
             continue
-        result.add("cards_accounted", f"{table}: card {draw.code} ({source}, round {draw.round}) "
-                                      "is not in the journal and its round was not voided for it")
+        result.add("cards_accounted", f"{table}: card {draw.code} ({'unread' if draw.unread else 'read'}, "
+                                      f"round {draw.round}) is not in the journal at its place "
+                                      "and its round was not voided for it")
     for card in cards[j:]:
         result.add("cards_accounted", f"{table}: journal card {card['code']} (seq {card['seq']}) "
                                       "was not drawn by the shoe")
+
+
+def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
+    """The journaled card is this draw: same code and source, same round (or both the burn)."""
+    if card["code"] != draw.code or card["source"] != ("manual" if draw.unread else "shoe"):
+        return False
+    if card["position"] == "burn":
+        return draw.round is None
+    return draw.round == card["round"]
 
 
 def check_causes(record: TableRecord, journal: JournalRows, kills: list[float], result: CheckResult) -> None:
