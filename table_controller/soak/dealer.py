@@ -253,7 +253,7 @@ class RemoteDealer:
 
     def _wait_effect(self, kind: str) -> None:
         """Wait until the table reacted to the fault (a link outage delays it, never hides it)."""
-        cause = {"void": "void-request", "lid": "lid-open", "noread": "no-read"}.get(kind)
+        cause = {"void": "void-request", "lid": "lid-open", "misdeal": "lid-open", "noread": "no-read"}.get(kind)
 
         def reacted(e: dict[str, Any]) -> bool:
             if e["type"] in ("round.void", "snapshot"):
