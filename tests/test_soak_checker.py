@@ -12,11 +12,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E402
 
+from table_controller.errors import ConfigError  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
 from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
 from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord  # noqa: E402
-from table_controller.errors import ConfigError  # noqa: E402
 
 
 def _snapshot(seq: int) -> dict[str, Any]:
@@ -81,7 +81,8 @@ def test_a_wrong_result_fails_the_rejudging(tmp_path: Path) -> None:
               for p, i, c in (("player", 0, "9S"), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C"))],
             draft("round.result", "R1", clock=clock, hands={}, outcome={"winner": "banker"}, payouts={}),
         ])
-    record = TableRecord("T01", "baccarat", str(path), draws=[Draw(c, False, "R1", 0.0) for c in ("9S", "2H", "KD", "3C")])
+    draws = [Draw(c, False, "R1", 0.0) for c in ("9S", "2H", "KD", "3C")]
+    record = TableRecord("T01", "baccarat", str(path), draws=draws)
     result = check_run([record], _stream(events), {}, [])
     # The project's verify_journal sees it too; the soak's own re-judging must say why.
     assert _failed(result) == {"journals_verify", "results_rejudged"}

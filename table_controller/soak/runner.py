@@ -268,7 +268,8 @@ class Soak:
                 continue
             for kind, key in _SHOE_COUNTERS.items():
                 shoe_counts[kind] = shoe_counts.get(kind, 0) + int(stats.get(key, 0))
-            shoe_counts["retransmissions"] = shoe_counts.get("retransmissions", 0) + int(stats.get("retransmissions", 0))
+            resent = int(stats.get("retransmissions", 0))
+            shoe_counts["retransmissions"] = shoe_counts.get("retransmissions", 0) + resent
         return shoe_counts
 
     def _report(self, result: CheckResult, shoe_counts: dict[str, Any], seconds: float,
