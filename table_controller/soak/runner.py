@@ -59,11 +59,26 @@ class SoakReport:
         }
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1 (for the snapshot and control endpoints that must survive restarts)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_port(rng: random.Random) -> int:
+    """A free TCP port on 127.0.0.1 below the ephemeral range.
+
+    The snapshot and control ports must survive restarts; a port from the
+    ephemeral range could be taken, while its controller is down, by a
+    client's reconnecting socket (TCP can even connect a socket to itself).
+    """
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError("no free TCP port below the ephemeral range on 127.0.0.1")
 
 
 @dataclass
@@ -145,8 +160,9 @@ class Soak:
             argv += ["--cut-at", str(52 * game.decks - 16)]
         shoe = ShoeProcess(argv, link, log_file)
         stack.callback(shoe.stop)
-        snapshot = f"tcp://127.0.0.1:{free_port()}"
-        control = f"tcp://127.0.0.1:{free_port()}"
+        ports = random.Random()  # not the run's seed: two soaks at once must not pick the same ports
+        snapshot = f"tcp://127.0.0.1:{free_port(ports)}"
+        control = f"tcp://127.0.0.1:{free_port(ports)}"
         config = workdir / f"{table}.toml"
         journal = workdir / f"{table}.sqlite"
         write_config(config, table=table, variant=variant, shoe_port=link, journal=journal,
