@@ -302,7 +302,8 @@ class Soak:
         counts = {
             "tables": o.tables, "rounds": c["rounds"], "results": c["results"], "voided": c["voided"],
             "paused": c["pauses"], "cards": c["cards"], "burn_cards": c["burn_cards"],
-            "drawn_by_shoes": c["drawn_by_shoes"], "events": c["events"], "restarts": kills,
+            "drawn_by_shoes": c["drawn_by_shoes"], "cards_in_voided_rounds": c["cards_in_voided_rounds"],
+            "events": c["events"], "restarts": kills,
             "faults": faults, "shoe_retransmissions": shoe_counts.get("retransmissions", 0),
             "resnapshots": c["resnapshots"], "events_bridged_by_snapshot": c["events_bridged_by_snapshot"],
             "latency_samples": len(self.latency.samples),
