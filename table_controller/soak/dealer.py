@@ -70,11 +70,12 @@ class RemoteDealer:
         self.finished = threading.Event()
         self._fresh_shoe = False
         self._last_progress = time.monotonic()
-        self._last_round: str | None = None
+        self._stop = threading.Event()
 
     # ------------------------------------------------------------------ the loop
     def run(self, stop: threading.Event) -> None:
         """Deal until the rounds are done, ``stop`` is set, or the table is stuck."""
+        self._stop = stop
         try:
             self._run(stop)
         except Exception as e:  # recorded: the report fails the run with it
@@ -126,9 +127,11 @@ class RemoteDealer:
             if left <= 0:
                 return None
             try:
-                event = self.events.get(timeout=left)
+                event = self.events.get(timeout=min(left, 0.5))
             except queue.Empty:
-                return None
+                if self._stop.is_set():  # the run is over (or Ctrl-C): stop waiting
+                    return None
+                continue
             if event["type"] != "heartbeat":
                 self._progress()
             if predicate(event):
