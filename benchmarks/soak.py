@@ -28,17 +28,36 @@ def main() -> None:
     parser.add_argument("--faults", default="all")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
-    report = run_soak(SoakOptions(tables=args.tables, rounds=args.rounds, seed=args.seed,
-                                  faults=parse_faults(args.faults), kill_every=args.kill_every))
+    report = run_soak(
+        SoakOptions(
+            tables=args.tables,
+            rounds=args.rounds,
+            seed=args.seed,
+            faults=parse_faults(args.faults),
+            kill_every=args.kill_every,
+        )
+    )
     counts = report.counts
-    print(json.dumps({
-        "benchmark": "soak", "tables": args.tables, "rounds_per_table": args.rounds,
-        "ok": report.ok, "failed_checks": [k for k, v in report.checks.items() if not v],
-        "seconds": round(report.seconds, 1),
-        "rounds_per_second": round(counts["rounds"] / report.seconds, 2) if report.seconds else None,
-        "card_to_display_ms": report.latency_ms, "latency_samples": counts["latency_samples"],
-        "restarts": counts["restarts"], "voided": counts["voided"], "paused": counts["paused"],
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "soak",
+                "tables": args.tables,
+                "rounds_per_table": args.rounds,
+                "ok": report.ok,
+                "failed_checks": [k for k, v in report.checks.items() if not v],
+                "seconds": round(report.seconds, 1),
+                "rounds_per_second": round(counts["rounds"] / report.seconds, 2)
+                if report.seconds
+                else None,
+                "card_to_display_ms": report.latency_ms,
+                "latency_samples": counts["latency_samples"],
+                "restarts": counts["restarts"],
+                "voided": counts["voided"],
+                "paused": counts["paused"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

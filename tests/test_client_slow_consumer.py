@@ -37,18 +37,38 @@ def context() -> Iterator[zmq.Context]:
     ctx.destroy(linger=0)
 
 
-def test_snapshot_reply_waiting_in_the_socket_is_taken_after_a_slow_consumer(context: zmq.Context) -> None:
+def test_snapshot_reply_waiting_in_the_socket_is_taken_after_a_slow_consumer(
+    context: zmq.Context,
+) -> None:
     publisher = EventPublisher("T01", LOOPBACK, LOOPBACK, context=context).start()
     try:
-        publisher.publish(make_event(table="T01", seq=1, ts=0.0, type="heartbeat", game="baccarat",
-                                     round=None, state="idle"))
+        publisher.publish(
+            make_event(
+                table="T01",
+                seq=1,
+                ts=0.0,
+                type="heartbeat",
+                game="baccarat",
+                round=None,
+                state="idle",
+            )
+        )
         clock = ManualClock()
-        client = TableClient(publisher.bound_publish, publisher.bound_snapshot, "T01", context=context,
-                             snapshot_timeout=2.0, settle=0.0, clock=clock)
+        client = TableClient(
+            publisher.bound_publish,
+            publisher.bound_snapshot,
+            "T01",
+            context=context,
+            snapshot_timeout=2.0,
+            settle=0.0,
+            clock=clock,
+        )
         try:
             client._request_snapshots(clock.now)  # asked at t = 0
             sync = client._tables["T01"]
-            assert sync.dealer is not None and sync.dealer.poll(5000) == zmq.POLLIN  # the reply is waiting
+            assert (
+                sync.dealer is not None and sync.dealer.poll(5000) == zmq.POLLIN
+            )  # the reply is waiting
             clock.now = 3.0  # the consumer was busy for longer than the snapshot timeout
             item = next(client.events())
             assert (item["type"], item["seq"]) == ("snapshot", 1)

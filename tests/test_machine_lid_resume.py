@@ -32,7 +32,8 @@ def test_resume_is_refused_while_the_lid_is_open_and_the_late_card_is_a_misdeal(
         machine.handle(i.SupervisorResume(by="supervisor"), 5.0)
     drafts = machine.handle(i.CardDrawn("KS"), 6.0)  # the card pulled while the lid was open
     assert [(d.type, d.payload.get("kind") or d.payload.get("reason")) for d in drafts][:2] == [
-        ("alert", "wrong-order"), ("round.void", "misdeal: card KS drawn while the table was paused"),
+        ("alert", "wrong-order"),
+        ("round.void", "misdeal: card KS drawn while the table was paused"),
     ]
 
 

@@ -20,14 +20,33 @@ FAULTS = "all,unplug=0.015,dropped=0.015,misdeal=0.015,void=0.015,lid=0.015,nore
 
 def _soak(*args: str, timeout: float = 170) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "table_controller", "soak", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "table_controller", "soak", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.slow
 def test_short_soak_with_every_fault_and_kills_keeps_every_promise(tmp_path: Path) -> None:
-    done = _soak("--tables", "4", "--rounds", "30", "--seed", "5", "--faults", FAULTS,
-                 "--kill-every", "5", "--json", "--keep", str(tmp_path / "soak"))
+    done = _soak(
+        "--tables",
+        "4",
+        "--rounds",
+        "30",
+        "--seed",
+        "5",
+        "--faults",
+        FAULTS,
+        "--kill-every",
+        "5",
+        "--json",
+        "--keep",
+        str(tmp_path / "soak"),
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report["ok"] is True
@@ -39,7 +58,10 @@ def test_short_soak_with_every_fault_and_kills_keeps_every_promise(tmp_path: Pat
     assert counts["restarts"] >= 2
     assert {kind for kind, n in counts["faults"].items() if n > 0} == {*FAULT_KINDS, "kill"}
     assert counts["drawn_by_shoes"] >= counts["cards"] - counts["burn_cards"]
-    assert report["latency_ms"]["p50"] is not None and report["latency_ms"]["p99"] >= report["latency_ms"]["p50"]
+    assert (
+        report["latency_ms"]["p50"] is not None
+        and report["latency_ms"]["p99"] >= report["latency_ms"]["p50"]
+    )
     for table in ("T01", "T02", "T03", "T04"):  # journals, configurations and logs were kept
         assert (tmp_path / "soak" / f"{table}.sqlite").is_file()
 

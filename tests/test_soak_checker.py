@@ -20,7 +20,15 @@ from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord
 
 
 def _snapshot(seq: int) -> dict[str, Any]:
-    return {"type": "snapshot", "table": "T01", "seq": seq, "state": None, "round": [], "history": [], "shoe": []}
+    return {
+        "type": "snapshot",
+        "table": "T01",
+        "seq": seq,
+        "state": None,
+        "round": [],
+        "history": [],
+        "shoe": [],
+    }
 
 
 def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str, Any]]]:
@@ -64,8 +72,11 @@ def test_a_journal_card_no_shoe_drew_fails_cards_accounted(tmp_path: Path) -> No
 
 def test_a_changed_event_breaks_the_hash_chain(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
-    tamper(Path(record.journal), "UPDATE events SET body = replace(body, '\"betting_seconds\":15', "
-                                 "'\"betting_seconds\":16') WHERE seq = 1")
+    tamper(
+        Path(record.journal),
+        "UPDATE events SET body = replace(body, '\"betting_seconds\":15', "
+        "'\"betting_seconds\":16') WHERE seq = 1",
+    )
     failed = _failed(check_run([record], _stream(events), {}, []))
     assert "journals_verify" in failed
 
@@ -74,13 +85,29 @@ def test_a_wrong_result_fails_the_rejudging(tmp_path: Path) -> None:
     path = tmp_path / "T01.sqlite"
     clock = TickingClock()
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
-        events = journal.append([
-            draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
-            draft("table.state", "R1", clock=clock, state="dealing", reason=None),
-            *[draft("card", "R1", clock=clock, position=p, index=i, code=c, source="shoe")
-              for p, i, c in (("player", 0, "9S"), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C"))],
-            draft("round.result", "R1", clock=clock, hands={}, outcome={"winner": "banker"}, payouts={}),
-        ])
+        events = journal.append(
+            [
+                draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+                *[
+                    draft("card", "R1", clock=clock, position=p, index=i, code=c, source="shoe")
+                    for p, i, c in (
+                        ("player", 0, "9S"),
+                        ("banker", 0, "2H"),
+                        ("player", 1, "KD"),
+                        ("banker", 1, "3C"),
+                    )
+                ],
+                draft(
+                    "round.result",
+                    "R1",
+                    clock=clock,
+                    hands={},
+                    outcome={"winner": "banker"},
+                    payouts={},
+                ),
+            ]
+        )
     draws = [Draw(c, False, "R1", 0.0) for c in ("9S", "2H", "KD", "3C")]
     record = TableRecord("T01", "baccarat", str(path), draws=draws)
     result = check_run([record], _stream(events), {}, [])
@@ -99,13 +126,28 @@ def test_a_void_without_an_injected_cause_fails_and_with_one_passes(tmp_path: Pa
     path = tmp_path / "T01.sqlite"
     clock = TickingClock()
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
-        events = journal.append([
-            draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
-            draft("table.state", "R1", clock=clock, state="dealing", reason=None),
-            draft("alert", "R1", clock=clock, kind="dropped-card", severity="critical", detail="dropped"),
-            draft("round.void", "R1", clock=clock, reason="misdeal: dealer pressed card dropped", refund=True),
-            draft("table.state", None, clock=clock, state="idle", reason=None),
-        ])
+        events = journal.append(
+            [
+                draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+                draft(
+                    "alert",
+                    "R1",
+                    clock=clock,
+                    kind="dropped-card",
+                    severity="critical",
+                    detail="dropped",
+                ),
+                draft(
+                    "round.void",
+                    "R1",
+                    clock=clock,
+                    reason="misdeal: dealer pressed card dropped",
+                    refund=True,
+                ),
+                draft("table.state", None, clock=clock, state="idle", reason=None),
+            ]
+        )
     record = TableRecord("T01", "baccarat", str(path))
     assert _failed(check_run([record], _stream(events), {}, [])) == {"voids_and_pauses_explained"}
     record.faults.append(Fault("dropped", "T01", "R1", 0.0))
@@ -126,7 +168,9 @@ def test_a_subscriber_that_saw_an_event_twice_fails(tmp_path: Path) -> None:
 
 def test_a_resnapshot_is_fine_after_a_restart_but_not_without_one(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
-    streams = {"floor": {"T01": StreamRecord([_snapshot(0), *events[:5], _snapshot(8), *events[8:]])}}
+    streams = {
+        "floor": {"T01": StreamRecord([_snapshot(0), *events[:5], _snapshot(8), *events[8:]])}
+    }
     assert _failed(check_run([record], streams, {"T01": [1.0]}, [])) == set()
     assert _failed(check_run([record], streams, {}, [])) == {"subscribers_match_journals"}
 
@@ -140,15 +184,28 @@ def test_errors_of_the_run_fail_dealers_finished(tmp_path: Path) -> None:
 def test_fault_specs() -> None:
     assert parse_faults("none") == {}
     assert parse_faults("drop=0.1,slow=3") == {"drop": 0.1, "slow": 3.0}
-    assert set(parse_faults("all")) == {"corrupt", "drop", "dup", "garbage", "unplug", "dropped", "misdeal",
-                                        "void", "lid", "noread", "slow"}
+    assert set(parse_faults("all")) == {
+        "corrupt",
+        "drop",
+        "dup",
+        "garbage",
+        "unplug",
+        "dropped",
+        "misdeal",
+        "void",
+        "lid",
+        "noread",
+        "slow",
+    }
     with pytest.raises(ConfigError, match="unknown fault 'fire'"):
         parse_faults("fire")
     with pytest.raises(ConfigError, match=r"drop=2: must be in 0\.\.1"):
         parse_faults("drop=2")
 
 
-def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(tmp_path: Path) -> None:
+def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(
+    tmp_path: Path,
+) -> None:
     """Regression: eight decks hold eight 8S; the misdealt one must not take the next round's place."""
     from table_controller.rules import load_game
     from table_controller.rules.cards import parse_card
@@ -157,27 +214,64 @@ def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(tm
     clock = TickingClock()
     deal, _ = load_game("baccarat").deal([parse_card(c) for c in ("8S", "2H", "KD", "3C")])
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
-        events = journal.append([
-            draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
-            draft("table.state", "R1", clock=clock, state="dealing", reason=None),
-            draft("card", "R1", clock=clock, position="player", index=0, code="9S", source="shoe"),
-            draft("alert", "R1", clock=clock, kind="lid-open", severity="critical", detail="lid"),
-            draft("table.state", "R1", clock=clock, state="paused", reason="lid", cause="lid-open",
-                  resume_to="dealing", awaiting=None),
-            draft("alert", "R1", clock=clock, kind="wrong-order", severity="critical", detail="card 8S"),
-            draft("round.void", "R1", clock=clock, reason="misdeal: card 8S drawn while the table was paused",
-                  refund=True),
-            draft("table.state", None, clock=clock, state="idle", reason=None),
-            draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
-            draft("table.state", "R2", clock=clock, state="dealing", reason=None),
-            *[draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe")
-              for p, i, c in (("player", 0, "8S"), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C"))],
-            draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
-        ])
-    draws = [Draw("9S", False, "R1", 0.0), Draw("8S", False, "R1", 0.0, fault="misdeal"),
-             *[Draw(c, False, "R2", 0.0) for c in ("8S", "2H", "KD", "3C")]]
-    record = TableRecord("T01", "baccarat", str(path), draws=draws,
-                         faults=[Fault("misdeal", "T01", "R1", 0.0)])
+        events = journal.append(
+            [
+                draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+                draft(
+                    "card", "R1", clock=clock, position="player", index=0, code="9S", source="shoe"
+                ),
+                draft(
+                    "alert", "R1", clock=clock, kind="lid-open", severity="critical", detail="lid"
+                ),
+                draft(
+                    "table.state",
+                    "R1",
+                    clock=clock,
+                    state="paused",
+                    reason="lid",
+                    cause="lid-open",
+                    resume_to="dealing",
+                    awaiting=None,
+                ),
+                draft(
+                    "alert",
+                    "R1",
+                    clock=clock,
+                    kind="wrong-order",
+                    severity="critical",
+                    detail="card 8S",
+                ),
+                draft(
+                    "round.void",
+                    "R1",
+                    clock=clock,
+                    reason="misdeal: card 8S drawn while the table was paused",
+                    refund=True,
+                ),
+                draft("table.state", None, clock=clock, state="idle", reason=None),
+                draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R2", clock=clock, state="dealing", reason=None),
+                *[
+                    draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe")
+                    for p, i, c in (
+                        ("player", 0, "8S"),
+                        ("banker", 0, "2H"),
+                        ("player", 1, "KD"),
+                        ("banker", 1, "3C"),
+                    )
+                ],
+                draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
+            ]
+        )
+    draws = [
+        Draw("9S", False, "R1", 0.0),
+        Draw("8S", False, "R1", 0.0, fault="misdeal"),
+        *[Draw(c, False, "R2", 0.0) for c in ("8S", "2H", "KD", "3C")],
+    ]
+    record = TableRecord(
+        "T01", "baccarat", str(path), draws=draws, faults=[Fault("misdeal", "T01", "R1", 0.0)]
+    )
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == set()
     assert result.counts["cards_in_voided_rounds"] == 1

@@ -25,24 +25,58 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     soak.add_argument("--tables", type=int, default=4, help="tables (default 4)")
     soak.add_argument("--rounds", type=int, default=30, help="rounds per table (default 30)")
-    soak.add_argument("--seed", type=int, default=1, help="seed of shuffles, faults and kills (default 1)")
-    soak.add_argument("--faults", default="all", metavar="SPEC",
-                      help=f"all | none | KIND[=RATE],... with KIND one of {', '.join(FAULT_KINDS)} "
-                           "(default all, at the rates in docs/soak.md)")
-    soak.add_argument("--kill-every", type=float, metavar="SECONDS",
-                      help="SIGKILL one controller about this often (0.5x..1.5x) and restart it")
-    soak.add_argument("--variants", default=None, metavar="LIST",
-                      help="variants the tables cycle through (default baccarat,teen-patti-2020,"
-                           "three-face,three-pictures)")
-    soak.add_argument("--betting-seconds", type=float, default=0.4, help="betting countdown (default 0.4)")
-    soak.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
-                      help="the dealers' pause between cards (default 0)")
-    soak.add_argument("--subscribers", type=int, default=1,
-                      help="fast subscribers besides the floor subscriber (default 1)")
-    soak.add_argument("--table-timeout", type=float, default=60.0, metavar="SECONDS",
-                      help="a table without progress this long fails the run (default 60)")
-    soak.add_argument("--keep", type=Path, metavar="DIR",
-                      help="keep journals, configurations and logs in DIR (default: a removed temporary folder)")
+    soak.add_argument(
+        "--seed", type=int, default=1, help="seed of shuffles, faults and kills (default 1)"
+    )
+    soak.add_argument(
+        "--faults",
+        default="all",
+        metavar="SPEC",
+        help=f"all | none | KIND[=RATE],... with KIND one of {', '.join(FAULT_KINDS)} "
+        "(default all, at the rates in docs/soak.md)",
+    )
+    soak.add_argument(
+        "--kill-every",
+        type=float,
+        metavar="SECONDS",
+        help="SIGKILL one controller about this often (0.5x..1.5x) and restart it",
+    )
+    soak.add_argument(
+        "--variants",
+        default=None,
+        metavar="LIST",
+        help="variants the tables cycle through (default baccarat,teen-patti-2020,"
+        "three-face,three-pictures)",
+    )
+    soak.add_argument(
+        "--betting-seconds", type=float, default=0.4, help="betting countdown (default 0.4)"
+    )
+    soak.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the dealers' pause between cards (default 0)",
+    )
+    soak.add_argument(
+        "--subscribers",
+        type=int,
+        default=1,
+        help="fast subscribers besides the floor subscriber (default 1)",
+    )
+    soak.add_argument(
+        "--table-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="a table without progress this long fails the run (default 60)",
+    )
+    soak.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep journals, configurations and logs in DIR (default: a removed temporary folder)",
+    )
     soak.add_argument("--json", action="store_true", help="print the report as one JSON object")
     soak.set_defaults(func=run_soak_command)
 
@@ -51,10 +85,21 @@ def run_soak_command(args: argparse.Namespace) -> int:
     from table_controller.soak import SoakOptions, parse_faults, run_soak
 
     options = SoakOptions(
-        tables=args.tables, rounds=args.rounds, seed=args.seed, faults=parse_faults(args.faults),
-        kill_every=args.kill_every, betting_seconds=args.betting_seconds, pace=args.pace,
-        subscribers=args.subscribers, workdir=args.keep, table_timeout=args.table_timeout,
-        **({"variants": tuple(v.strip() for v in args.variants.split(",") if v.strip())} if args.variants else {}),
+        tables=args.tables,
+        rounds=args.rounds,
+        seed=args.seed,
+        faults=parse_faults(args.faults),
+        kill_every=args.kill_every,
+        betting_seconds=args.betting_seconds,
+        pace=args.pace,
+        subscribers=args.subscribers,
+        workdir=args.keep,
+        table_timeout=args.table_timeout,
+        **(
+            {"variants": tuple(v.strip() for v in args.variants.split(",") if v.strip())}
+            if args.variants
+            else {}
+        ),
     )
     _check_variants(options.variants)
     with _Progress(options.tables * options.rounds) as progress:
@@ -90,7 +135,9 @@ def render(data: dict[str, Any]) -> str:
     lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     lines.append("faults injected: " + ", ".join(f"{k} {v}" for k, v in faults.items()))
     lat = data["latency_ms"]
-    lines.append(f"card-to-display latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms")
+    lines.append(
+        f"card-to-display latency: p50 {lat['p50']} ms, p99 {lat['p99']} ms, max {lat['max']} ms"
+    )
     for name, problems in data.get("problems", {}).items():
         lines.append(f"problems in {name}:")
         lines.extend(f"  - {p}" for p in problems)
@@ -111,10 +158,22 @@ class _Progress:
     def __enter__(self) -> _Progress:
         if sys.stderr.isatty():
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
 
-            self._bar = Progress(TextColumn("soak"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.description}"), console=Console(stderr=True))
+            self._bar = Progress(
+                TextColumn("soak"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=Console(stderr=True),
+            )
             self._bar.start()
             self._task = self._bar.add_task("starting", total=self.total)
         return self

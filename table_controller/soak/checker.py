@@ -26,14 +26,14 @@ from table_controller.rules.registry import load_game
 from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord
 
 CHECKS = (
-    "journals_verify",            # hash chain recomputed, seq 1..n without gap, verify_journal agrees
-    "cards_accounted",            # every card a shoe drew is journaled once, or its round voided for it
-    "positions_follow_rules",     # every card at the position the rules called for
-    "results_rejudged",           # every result equals the rules core's judgement of its cards
-    "settled_once",               # every round ends in exactly one result or void
-    "subscribers_match_journals", # every subscriber saw each journal, in order, nothing lost or doubled
-    "voids_and_pauses_explained", # no void or pause without an injected cause
-    "dealers_finished",           # every table dealt its rounds; no process or thread failed
+    "journals_verify",  # hash chain recomputed, seq 1..n without gap, verify_journal agrees
+    "cards_accounted",  # every card a shoe drew is journaled once, or its round voided for it
+    "positions_follow_rules",  # every card at the position the rules called for
+    "results_rejudged",  # every result equals the rules core's judgement of its cards
+    "settled_once",  # every round ends in exactly one result or void
+    "subscribers_match_journals",  # every subscriber saw each journal, in order, nothing lost or doubled
+    "voids_and_pauses_explained",  # no void or pause without an injected cause
+    "dealers_finished",  # every table dealt its rounds; no process or thread failed
 )
 GENESIS = "0" * 64
 LINK_WINDOW = 30.0  # seconds after an unplug or a kill in which a link-down pause is explained
@@ -90,8 +90,11 @@ def read_journal(path: Path, table: str, result: CheckResult) -> JournalRows:
             result.add("journals_verify", f"{table}: seq {seq}: hash chain broken")
         event = json.loads(body)
         if event.get("seq") != seq or event.get("table") != table:
-            result.add("journals_verify", f"{table}: seq {seq}: the stored event says seq {event.get('seq')} "
-                                          f"table {event.get('table')}")
+            result.add(
+                "journals_verify",
+                f"{table}: seq {seq}: the stored event says seq {event.get('seq')} "
+                f"table {event.get('table')}",
+            )
         events.append(event)
         prev, expected = stored, seq + 1
     from table_controller.journal import verify_journal
@@ -133,28 +136,43 @@ def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) 
                 if e["index"] == 0:
                     burn_left, burn_index = burn_count(parse_card(e["code"])), 0
                 elif burn_left is None or burn_left <= 0 or e["index"] != burn_index + 1:
-                    result.add("positions_follow_rules", f"{table}: seq {e['seq']}: burn card "
-                                                         f"{e['code']} index {e['index']} not called for")
+                    result.add(
+                        "positions_follow_rules",
+                        f"{table}: seq {e['seq']}: burn card "
+                        f"{e['code']} index {e['index']} not called for",
+                    )
                 else:
                     burn_left -= 1
                     burn_index = e["index"]
                 continue
             deal = deals.get(round_id)
             if deal is None or round_id in settled:
-                result.add("positions_follow_rules", f"{table}: seq {e['seq']}: card {e['code']} "
-                                                     f"outside a round in play ({round_id})")
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} "
+                    f"outside a round in play ({round_id})",
+                )
                 continue
             if deal.is_complete:
-                result.add("positions_follow_rules", f"{table}: seq {e['seq']}: card {e['code']} "
-                                                     f"after round {round_id} was complete")
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} "
+                    f"after round {round_id} was complete",
+                )
                 continue
             where = deal.place(parse_card(e["code"]))
             if where != (e["position"], e["index"]):
-                result.add("positions_follow_rules", f"{table}: seq {e['seq']}: card {e['code']} at "
-                                                     f"{e['position']}[{e['index']}], rules say {where[0]}[{where[1]}]")
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} at "
+                    f"{e['position']}[{e['index']}], rules say {where[0]}[{where[1]}]",
+                )
         elif kind in ("round.result", "round.void"):
             if round_id in settled:
-                result.add("settled_once", f"{table}: round {round_id} settled twice ({settled[round_id]}, {kind})")
+                result.add(
+                    "settled_once",
+                    f"{table}: round {round_id} settled twice ({settled[round_id]}, {kind})",
+                )
                 continue
             settled[round_id] = kind
             if kind == "round.void":
@@ -163,12 +181,18 @@ def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) 
             result.counts["results"] += 1
             deal = deals.get(round_id)
             if deal is None or not deal.is_complete:
-                result.add("results_rejudged", f"{table}: round {round_id}: result before its cards were complete")
+                result.add(
+                    "results_rejudged",
+                    f"{table}: round {round_id}: result before its cards were complete",
+                )
                 continue
             expected = _normal(deal.result().to_dict())
             got = {k: e.get(k) for k in expected}
             if got != expected:
-                result.add("results_rejudged", f"{table}: round {round_id}: journal says {got}, rules say {expected}")
+                result.add(
+                    "results_rejudged",
+                    f"{table}: round {round_id}: journal says {got}, rules say {expected}",
+                )
         elif kind == "table.state" and e["state"] == "paused":
             result.counts["pauses"] += 1
     for round_id in deals:
@@ -189,12 +213,17 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
         if draw.round in voided and draw.fault in ("misdeal", "noread"):
             result.counts["cards_in_voided_rounds"] += 1
             continue
-        result.add("cards_accounted", f"{table}: card {draw.code} ({'unread' if draw.unread else 'read'}, "
-                                      f"round {draw.round}) is not in the journal at its place "
-                                      "and its round was not voided for it")
+        result.add(
+            "cards_accounted",
+            f"{table}: card {draw.code} ({'unread' if draw.unread else 'read'}, "
+            f"round {draw.round}) is not in the journal at its place "
+            "and its round was not voided for it",
+        )
     for card in cards[j:]:
-        result.add("cards_accounted", f"{table}: journal card {card['code']} (seq {card['seq']}) "
-                                      "was not drawn by the shoe")
+        result.add(
+            "cards_accounted",
+            f"{table}: journal card {card['code']} (seq {card['seq']}) was not drawn by the shoe",
+        )
 
 
 def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
@@ -206,7 +235,9 @@ def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
     return draw.round == card["round"]
 
 
-def check_causes(record: TableRecord, journal: JournalRows, kills: list[float], result: CheckResult) -> None:
+def check_causes(
+    record: TableRecord, journal: JournalRows, kills: list[float], result: CheckResult
+) -> None:
     """Every void and every pause must follow from a fault the soak injected."""
     table = record.table
     by_round: dict[str | None, set[str]] = defaultdict(set)
@@ -232,26 +263,39 @@ def check_causes(record: TableRecord, journal: JournalRows, kills: list[float], 
                 "shoe-link-down": link_fault_near(_ts(e)),
             }.get(cause, False)
             if not explained:
-                result.add("voids_and_pauses_explained", f"{table}: seq {e['seq']}: round {round_id} paused "
-                                                         f"({cause}: {e.get('reason')}) without an injected cause")
+                result.add(
+                    "voids_and_pauses_explained",
+                    f"{table}: seq {e['seq']}: round {round_id} paused "
+                    f"({cause}: {e.get('reason')}) without an injected cause",
+                )
         elif kind == "round.void":
             reason = e.get("reason") or ""
             injected = by_round.get(round_id, set())
             alert = last_alert.get(round_id)
             if reason.startswith("misdeal:"):
                 explained = (alert == "dropped-card" and "dropped" in injected) or (
-                    alert == "wrong-order" and "misdeal" in injected)
+                    alert == "wrong-order" and "misdeal" in injected
+                )
             elif reason == "supervisor voided after void-request":
                 explained = "void" in injected
             else:
                 explained = False
             if not explained:
-                result.add("voids_and_pauses_explained", f"{table}: seq {e['seq']}: round {round_id} voided "
-                                                         f"({reason!r}, alert {alert}) without an injected cause")
+                result.add(
+                    "voids_and_pauses_explained",
+                    f"{table}: seq {e['seq']}: round {round_id} voided "
+                    f"({reason!r}, alert {alert}) without an injected cause",
+                )
 
 
-def check_stream(name: str, table: str, stream: StreamRecord, journal: JournalRows, restarts: int,
-                 result: CheckResult) -> None:
+def check_stream(
+    name: str,
+    table: str,
+    stream: StreamRecord,
+    journal: JournalRows,
+    restarts: int,
+    result: CheckResult,
+) -> None:
     """A subscriber's items for one table: snapshots, then every journaled event once, in order."""
     last: int | None = None
     snapshots = 0
@@ -262,31 +306,50 @@ def check_stream(name: str, table: str, stream: StreamRecord, journal: JournalRo
             snapshots += 1
             if last is not None:
                 if seq < last:
-                    result.add("subscribers_match_journals", f"{where}: snapshot at seq {seq} went back from {last}")
+                    result.add(
+                        "subscribers_match_journals",
+                        f"{where}: snapshot at seq {seq} went back from {last}",
+                    )
                 result.counts["events_bridged_by_snapshot"] += max(0, seq - last)
             for carried in list(item.get("round") or []) + list(item.get("history") or []):
-                if isinstance(carried, dict) and "seq" in carried and journal.by_seq.get(carried["seq"]) != carried:
-                    result.add("subscribers_match_journals",
-                               f"{where}: snapshot at seq {seq} carries event {carried['seq']} unlike the journal")
+                if (
+                    isinstance(carried, dict)
+                    and "seq" in carried
+                    and journal.by_seq.get(carried["seq"]) != carried
+                ):
+                    result.add(
+                        "subscribers_match_journals",
+                        f"{where}: snapshot at seq {seq} carries event {carried['seq']} unlike the journal",
+                    )
             last = seq
             continue
         if last is None:
-            result.add("subscribers_match_journals", f"{where}: event {seq} before the first snapshot")
+            result.add(
+                "subscribers_match_journals", f"{where}: event {seq} before the first snapshot"
+            )
         elif seq != last + 1:
             what = "lost" if seq > last + 1 else "duplicated or reordered"
-            result.add("subscribers_match_journals", f"{where}: after seq {last} came {seq} ({what})")
+            result.add(
+                "subscribers_match_journals", f"{where}: after seq {last} came {seq} ({what})"
+            )
         if journal.by_seq.get(seq) != item:
-            result.add("subscribers_match_journals", f"{where}: event {seq} differs from the journal")
+            result.add(
+                "subscribers_match_journals", f"{where}: event {seq} differs from the journal"
+            )
         result.counts["events_seen"] += 1
         last = seq
     if (last or 0) != journal.last_seq:
-        result.add("subscribers_match_journals",
-                   f"{where}: stream ended at seq {last}, the journal at {journal.last_seq}")
+        result.add(
+            "subscribers_match_journals",
+            f"{where}: stream ended at seq {last}, the journal at {journal.last_seq}",
+        )
     # The first snapshot, plus one after each restart (events published before the proxy's
     # subscription reached the new connection); any other re-snapshot means lost messages.
     if snapshots > 1 + restarts:
-        result.add("subscribers_match_journals",
-                   f"{where}: {snapshots} snapshots for {restarts} restarts: messages were lost")
+        result.add(
+            "subscribers_match_journals",
+            f"{where}: {snapshots} snapshots for {restarts} restarts: messages were lost",
+        )
     result.counts["resnapshots"] += max(0, snapshots - 1)
 
 
@@ -307,8 +370,14 @@ def check_run(
         check_cards(record, journal, result)
         check_causes(record, journal, kills.get(record.table, []), result)
         for name, per_table in streams.items():
-            check_stream(name, record.table, per_table.get(record.table, StreamRecord()), journal,
-                         len(kills.get(record.table, [])), result)
+            check_stream(
+                name,
+                record.table,
+                per_table.get(record.table, StreamRecord()),
+                journal,
+                len(kills.get(record.table, [])),
+                result,
+            )
         if record.dealer_error:
             result.add("dealers_finished", f"{record.table}: dealer: {record.dealer_error}")
         result.counts["drawn_by_shoes"] += sum(1 for d in record.draws)

@@ -21,8 +21,18 @@ from table_controller.config import DEFAULT_PINS
 
 
 def write_config(
-    path: Path, *, table: str, variant: str, shoe_port: Path, journal: Path, publish: str,
-    snapshot: str, control: str, token_sha256: str, betting_seconds: float, result_seconds: float,
+    path: Path,
+    *,
+    table: str,
+    variant: str,
+    shoe_port: Path,
+    journal: Path,
+    publish: str,
+    snapshot: str,
+    control: str,
+    token_sha256: str,
+    betting_seconds: float,
+    result_seconds: float,
 ) -> None:
     """A table configuration for a soak table: mock panel, the shoe's symlink, the proxy."""
     pins = "\n".join(f"{name} = {pin}" for name, pin in DEFAULT_PINS.items())
@@ -72,8 +82,9 @@ class ControllerProcess:
 
     def start(self) -> None:
         with self._lock:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=self._log)
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log
+            )
             self.starts += 1
 
     def kill_and_restart(self) -> None:
@@ -84,8 +95,9 @@ class ControllerProcess:
             self.proc.wait(timeout=10)
             self._log.write("soak: controller killed with SIGKILL; restarting\n")
             self._log.flush()
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=self._log)
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log
+            )
             self.starts += 1
 
     @property

@@ -89,8 +89,10 @@ class RemoteDealer:
         target = self.options.rounds
         while not stop.is_set():
             if time.monotonic() - self._last_progress > self.options.table_timeout:
-                raise DealerStuck(f"table {self.record.table} made no progress for "
-                                  f"{self.options.table_timeout:.0f} s")
+                raise DealerStuck(
+                    f"table {self.record.table} made no progress for "
+                    f"{self.options.table_timeout:.0f} s"
+                )
             status = self.control.request({"op": "status"})
             if status is None or not status.get("ok"):
                 self._wait_event(lambda e: True, 1.0)  # the controller is (re)starting
@@ -119,7 +121,9 @@ class RemoteDealer:
     def _progress(self) -> None:
         self._last_progress = time.monotonic()
 
-    def _wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any] | None:
+    def _wait_event(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float
+    ) -> dict[str, Any] | None:
         """The first event of this table matching ``predicate`` within ``timeout``, else None."""
         deadline = time.monotonic() + timeout
         while True:
@@ -155,9 +159,13 @@ class RemoteDealer:
     def _close_betting(self) -> None:
         if self.rng.random() < 0.5:  # else the countdown closes betting by itself
             self._press("close_betting")
-        self._wait_event(lambda e: e["type"] in ("betting.closed", "snapshot")
-                         or (e["type"] == "table.state" and e["state"] != "betting"),
-                         self.options.betting_seconds + 3.0)
+        self._wait_event(
+            lambda e: (
+                e["type"] in ("betting.closed", "snapshot")
+                or (e["type"] == "table.state" and e["state"] != "betting")
+            ),
+            self.options.betting_seconds + 3.0,
+        )
 
     def _load_shoe(self) -> None:
         """Load a new shoe and wait until the table has seen it (loading again if a kill hid it)."""
@@ -166,7 +174,10 @@ class RemoteDealer:
         self._drain()
         for _ in range(5):
             self.shoe.command(f"load {decks}{cut}")
-            if self._wait_event(lambda e: e["type"] == "shoe" and e["event"] == "new", 5.0) is not None:
+            if (
+                self._wait_event(lambda e: e["type"] == "shoe" and e["event"] == "new", 5.0)
+                is not None
+            ):
                 return
         raise DealerStuck(f"table {self.record.table} did not take a new shoe")
 
@@ -199,6 +210,7 @@ class RemoteDealer:
 
         A link outage is no reaction: the card arrives when the link is back.
         """
+
         def taken(e: dict[str, Any]) -> bool:
             kind = e["type"]
             if kind == "card":
@@ -206,14 +218,20 @@ class RemoteDealer:
             if kind == "snapshot":
                 state = (e.get("state") or {}).get("state")
                 return state not in ("dealing", "paused") or any(
-                    x["type"] == "card" and x["code"] == code for x in e["round"])
+                    x["type"] == "card" and x["code"] == code for x in e["round"]
+                )
             if kind == "alert":
                 return e["kind"] == "wrong-order" and code in e.get("detail", "")
             return kind == "round.void" or (
-                kind == "table.state" and e["state"] == "paused" and e.get("cause") != "shoe-link-down")
+                kind == "table.state"
+                and e["state"] == "paused"
+                and e.get("cause") != "shoe-link-down"
+            )
 
         if self._wait_event(taken, CARD_WAIT) is None:
-            log.warning("table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT)
+            log.warning(
+                "table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT
+            )
 
     # ------------------------------------------------------------------ faults
     def _maybe_fault(self, round_id: str) -> bool:
@@ -256,7 +274,12 @@ class RemoteDealer:
 
     def _wait_effect(self, kind: str) -> None:
         """Wait until the table reacted to the fault (a link outage delays it, never hides it)."""
-        cause = {"void": "void-request", "lid": "lid-open", "misdeal": "lid-open", "noread": "no-read"}.get(kind)
+        cause = {
+            "void": "void-request",
+            "lid": "lid-open",
+            "misdeal": "lid-open",
+            "noread": "no-read",
+        }.get(kind)
 
         def reacted(e: dict[str, Any]) -> bool:
             if e["type"] in ("round.void", "snapshot"):
@@ -264,7 +287,12 @@ class RemoteDealer:
             return cause is not None and e["type"] == "table.state" and e.get("cause") == cause
 
         if self._wait_event(reacted, CARD_WAIT) is None:
-            log.warning("table %s: no reaction to fault %s within %.0f s", self.record.table, kind, CARD_WAIT)
+            log.warning(
+                "table %s: no reaction to fault %s within %.0f s",
+                self.record.table,
+                kind,
+                CARD_WAIT,
+            )
 
     # ------------------------------------------------------------------ supervisor
     def _supervise(self, status: dict[str, Any]) -> None:

@@ -11,17 +11,17 @@ from table_controller.errors import ConfigError
 #: shoe; dealer faults are per card the dealer is about to draw; ``slow`` is the number
 #: of deliberately slow subscribers.
 DEFAULT_RATES: dict[str, float] = {
-    "corrupt": 0.02,   # shoe frame with one bit flipped
-    "drop": 0.02,      # shoe frame never sent
-    "dup": 0.02,       # shoe frame sent twice
-    "garbage": 0.01,   # random bytes before a shoe frame
-    "unplug": 0.004,   # the shoe's cable pulled for 2.5 s
+    "corrupt": 0.02,  # shoe frame with one bit flipped
+    "drop": 0.02,  # shoe frame never sent
+    "dup": 0.02,  # shoe frame sent twice
+    "garbage": 0.01,  # random bytes before a shoe frame
+    "unplug": 0.004,  # the shoe's cable pulled for 2.5 s
     "dropped": 0.004,  # dealer presses "card dropped"
     "misdeal": 0.004,  # dealer pulls a card while the table is paused (lid open)
-    "void": 0.004,     # dealer asks for a void
-    "lid": 0.004,      # dealer opens and closes the shoe's lid mid-round
-    "noread": 0.006,   # a card leaves the shoe unread
-    "slow": 2,         # slow subscribers
+    "void": 0.004,  # dealer asks for a void
+    "lid": 0.004,  # dealer opens and closes the shoe's lid mid-round
+    "noread": 0.006,  # a card leaves the shoe unread
+    "slow": 2,  # slow subscribers
 }
 FAULT_KINDS = tuple(DEFAULT_RATES)
 SHOE_FRAME_FAULTS = ("corrupt", "drop", "dup", "garbage")
@@ -43,7 +43,9 @@ def parse_faults(text: str) -> dict[str, float]:
             rates.update(DEFAULT_RATES)
             continue
         if kind not in DEFAULT_RATES:
-            raise ConfigError(f"--faults: unknown fault {kind!r} (known: all, none, {', '.join(FAULT_KINDS)})")
+            raise ConfigError(
+                f"--faults: unknown fault {kind!r} (known: all, none, {', '.join(FAULT_KINDS)})"
+            )
         if not sep:
             rates[kind] = DEFAULT_RATES[kind]
             continue

@@ -36,7 +36,12 @@ log = logging.getLogger(__name__)
 #: progress(rounds started, rounds asked for, a one-line status)
 ProgressHook = Callable[[int, int, str], None]
 #: Shoe counters reported as injected frame faults.
-_SHOE_COUNTERS = {"corrupt": "corrupted", "drop": "dropped", "dup": "duplicated", "garbage": "garbage"}
+_SHOE_COUNTERS = {
+    "corrupt": "corrupted",
+    "drop": "dropped",
+    "dup": "duplicated",
+    "garbage": "garbage",
+}
 
 
 @dataclass
@@ -53,8 +58,12 @@ class SoakReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "ok": self.ok, "checks": self.checks, "counts": self.counts, "latency_ms": self.latency_ms,
-            "problems": {k: v for k, v in self.problems.items() if v}, "seconds": round(self.seconds, 1),
+            "ok": self.ok,
+            "checks": self.checks,
+            "counts": self.counts,
+            "latency_ms": self.latency_ms,
+            "problems": {k: v for k, v in self.problems.items() if v},
+            "seconds": round(self.seconds, 1),
             "workdir": self.workdir,
         }
 
@@ -120,7 +129,9 @@ class Soak:
         try:
             with ExitStack() as stack:
                 stack.callback(self._stop.set)
-                proxy = StudioProxy("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", context=context).start()
+                proxy = StudioProxy(
+                    "tcp://127.0.0.1:0", "tcp://127.0.0.1:0", context=context
+                ).start()
                 stack.callback(proxy.close)
                 assert proxy.bound_frontend is not None and proxy.bound_backend is not None
                 for k in range(1, o.tables + 1):
@@ -128,16 +139,24 @@ class Soak:
                 subscribers = self._start_subscribers(proxy.bound_backend, context, stack)
                 # Dealers start once the floor subscriber follows every table: they watch through it.
                 if not subscribers[0].wait_synced(timeout=30 + 3 * o.tables):
-                    self.errors.append("the floor subscriber got no snapshot of some table at the start")
+                    self.errors.append(
+                        "the floor subscriber got no snapshot of some table at the start"
+                    )
                 self._deal(context)
                 counts = self._finish(subscribers)
                 streams = {s.name: s.streams for s in subscribers}
                 for s in subscribers:
                     if s.error:
                         self.errors.append(f"subscriber {s.name}: {s.error}")
-                result = check_run([t.record for t in self.tables], streams,
-                                   {t.record.table: t.kills for t in self.tables}, self.errors)
-            return self._report(result, counts, time.monotonic() - started, workdir if not own_dir else None)
+                result = check_run(
+                    [t.record for t in self.tables],
+                    streams,
+                    {t.record.table: t.kills for t in self.tables},
+                    self.errors,
+                )
+            return self._report(
+                result, counts, time.monotonic() - started, workdir if not own_dir else None
+            )
         finally:
             context.term()
             if own_dir:
@@ -152,24 +171,50 @@ class Soak:
         log_file = open(workdir / f"{table}.log", "a", encoding="utf-8")  # noqa: SIM115 (closed by the stack)
         stack.callback(log_file.close)
         link = workdir / f"{table}.shoe"
-        argv = [python, "-m", "table_controller", "shoe", "sim", "--link", "pty", "--device-link", str(link),
-                "--decks", str(game.decks), "--seed", str(o.seed * 1000 + k)]
+        argv = [
+            python,
+            "-m",
+            "table_controller",
+            "shoe",
+            "sim",
+            "--link",
+            "pty",
+            "--device-link",
+            str(link),
+            "--decks",
+            str(game.decks),
+            "--seed",
+            str(o.seed * 1000 + k),
+        ]
         if o.shoe_fault_spec():
             argv += ["--faults", o.shoe_fault_spec()]
         if game.decks > 1:
             argv += ["--cut-at", str(52 * game.decks - 16)]
         shoe = ShoeProcess(argv, link, log_file)
         stack.callback(shoe.stop)
-        ports = random.Random()  # not the run's seed: two soaks at once must not pick the same ports
+        ports = (
+            random.Random()
+        )  # not the run's seed: two soaks at once must not pick the same ports
         snapshot = f"tcp://127.0.0.1:{free_port(ports)}"
         control = f"tcp://127.0.0.1:{free_port(ports)}"
         config = workdir / f"{table}.toml"
         journal = workdir / f"{table}.sqlite"
-        write_config(config, table=table, variant=variant, shoe_port=link, journal=journal,
-                     publish=f"connect:{frontend}", snapshot=snapshot, control=control,
-                     token_sha256=token_digest(self.token), betting_seconds=o.betting_seconds,
-                     result_seconds=o.result_seconds)
-        controller = ControllerProcess([python, "-m", "table_controller", "run", "--config", str(config)], log_file)
+        write_config(
+            config,
+            table=table,
+            variant=variant,
+            shoe_port=link,
+            journal=journal,
+            publish=f"connect:{frontend}",
+            snapshot=snapshot,
+            control=control,
+            token_sha256=token_digest(self.token),
+            betting_seconds=o.betting_seconds,
+            result_seconds=o.result_seconds,
+        )
+        controller = ControllerProcess(
+            [python, "-m", "table_controller", "run", "--config", str(config)], log_file
+        )
         controller.start()
         stack.callback(self._stop_controller, table, controller)
         record = TableRecord(table, variant, str(journal))
@@ -180,14 +225,24 @@ class Soak:
         if status not in (0, None):
             self.errors.append(f"{table}: controller exited with status {status} on SIGTERM")
 
-    def _start_subscribers(self, backend: str, context: zmq.Context[Any], stack: ExitStack) -> list[Subscriber]:
+    def _start_subscribers(
+        self, backend: str, context: zmq.Context[Any], stack: ExitStack
+    ) -> list[Subscriber]:
         o = self.options
         snapshots = {t.record.table: t.snapshot for t in self.tables}
         queues = {t.record.table: t.dealer_queue for t in self.tables}
-        subs = [Subscriber("floor", backend, snapshots, context, dealer_queues=queues, latency=self.latency)]
-        subs += [Subscriber(f"fast{n}", backend, snapshots, context) for n in range(1, o.subscribers + 1)]
-        subs += [Subscriber(f"slow{n}", backend, snapshots, context, slow=True, seed=o.seed + n)
-                 for n in range(1, o.slow_subscribers + 1)]
+        subs = [
+            Subscriber(
+                "floor", backend, snapshots, context, dealer_queues=queues, latency=self.latency
+            )
+        ]
+        subs += [
+            Subscriber(f"fast{n}", backend, snapshots, context) for n in range(1, o.subscribers + 1)
+        ]
+        subs += [
+            Subscriber(f"slow{n}", backend, snapshots, context, slow=True, seed=o.seed + n)
+            for n in range(1, o.slow_subscribers + 1)
+        ]
         for s in subs:
             s.start()
             stack.callback(s.stop)
@@ -199,11 +254,22 @@ class Soak:
         for n, t in enumerate(self.tables):
             game = load_game(t.record.variant)
             t.dealer = RemoteDealer(
-                t.record, game, t.shoe, ControlClient(t.control, context), t.dealer_queue,
-                o, token=self.token, rng=random.Random(o.seed * 7919 + n), on_draw=self.latency.drawn,
+                t.record,
+                game,
+                t.shoe,
+                ControlClient(t.control, context),
+                t.dealer_queue,
+                o,
+                token=self.token,
+                rng=random.Random(o.seed * 7919 + n),
+                on_draw=self.latency.drawn,
             )
-            t.thread = threading.Thread(target=t.dealer.run, args=(self._stop,), name=f"dealer-{t.record.table}",
-                                        daemon=True)
+            t.thread = threading.Thread(
+                target=t.dealer.run,
+                args=(self._stop,),
+                name=f"dealer-{t.record.table}",
+                daemon=True,
+            )
             t.thread.start()
         killer = None
         if o.kill_every:
@@ -238,13 +304,19 @@ class Soak:
         started = sum(min(t.record.rounds_started, self.options.rounds) for t in self.tables)
         faults = sum(len(t.record.faults) for t in self.tables)
         kills = sum(len(t.kills) for t in self.tables)
-        return started, total, f"faults {faults}, kills {kills}, cards {sum(len(t.record.draws) for t in self.tables)}"
+        return (
+            started,
+            total,
+            f"faults {faults}, kills {kills}, cards {sum(len(t.record.draws) for t in self.tables)}",
+        )
 
     def _killer(self) -> None:
         o = self.options
         assert o.kill_every is not None
         while not self._stop.wait(o.kill_every * self.rng.uniform(0.5, 1.5)):
-            busy = [t for t in self.tables if t.dealer is not None and not t.dealer.finished.is_set()]
+            busy = [
+                t for t in self.tables if t.dealer is not None and not t.dealer.finished.is_set()
+            ]
             if not busy:
                 return
             t = self.rng.choice(busy)
@@ -258,7 +330,9 @@ class Soak:
             for t in self.tables:
                 if not t.controller.alive and t.controller.proc is not None:
                     status = t.controller.proc.returncode
-                    self.errors.append(f"{t.record.table}: controller died by itself (status {status}); see its log")
+                    self.errors.append(
+                        f"{t.record.table}: controller died by itself (status {status}); see its log"
+                    )
                     t.kills.append(time.time())
                     t.controller.start()
 
@@ -268,8 +342,10 @@ class Soak:
         for t in self.tables:
             self._stop_controller(t.record.table, t.controller)
         scratch = CheckResult()
-        last = {t.record.table: read_journal(Path(t.record.journal), t.record.table, scratch).last_seq
-                for t in self.tables}
+        last = {
+            t.record.table: read_journal(Path(t.record.journal), t.record.table, scratch).last_seq
+            for t in self.tables
+        }
         deadline = time.monotonic() + 60 + 0.5 * self.options.tables
         for s in subscribers:
             if not s.wait_caught_up(last, timeout=max(0.0, deadline - time.monotonic())):
@@ -288,8 +364,9 @@ class Soak:
             shoe_counts["retransmissions"] = shoe_counts.get("retransmissions", 0) + resent
         return shoe_counts
 
-    def _report(self, result: CheckResult, shoe_counts: dict[str, Any], seconds: float,
-                workdir: Path | None) -> SoakReport:
+    def _report(
+        self, result: CheckResult, shoe_counts: dict[str, Any], seconds: float, workdir: Path | None
+    ) -> SoakReport:
         o = self.options
         faults = {k: 0 for k in o.faults}
         faults.update({k: v for k, v in shoe_counts.items() if k in SHOE_FRAME_FAULTS})
@@ -300,16 +377,32 @@ class Soak:
         faults["kill"] = kills
         c = result.counts
         counts = {
-            "tables": o.tables, "rounds": c["rounds"], "results": c["results"], "voided": c["voided"],
-            "paused": c["pauses"], "cards": c["cards"], "burn_cards": c["burn_cards"],
-            "drawn_by_shoes": c["drawn_by_shoes"], "cards_in_voided_rounds": c["cards_in_voided_rounds"],
-            "events": c["events"], "restarts": kills,
-            "faults": faults, "shoe_retransmissions": shoe_counts.get("retransmissions", 0),
-            "resnapshots": c["resnapshots"], "events_bridged_by_snapshot": c["events_bridged_by_snapshot"],
+            "tables": o.tables,
+            "rounds": c["rounds"],
+            "results": c["results"],
+            "voided": c["voided"],
+            "paused": c["pauses"],
+            "cards": c["cards"],
+            "burn_cards": c["burn_cards"],
+            "drawn_by_shoes": c["drawn_by_shoes"],
+            "cards_in_voided_rounds": c["cards_in_voided_rounds"],
+            "events": c["events"],
+            "restarts": kills,
+            "faults": faults,
+            "shoe_retransmissions": shoe_counts.get("retransmissions", 0),
+            "resnapshots": c["resnapshots"],
+            "events_bridged_by_snapshot": c["events_bridged_by_snapshot"],
             "latency_samples": len(self.latency.samples),
         }
-        return SoakReport(result.ok, result.checks, counts, self.latency.percentiles(), result.problems,
-                          seconds, str(workdir) if workdir else None)
+        return SoakReport(
+            result.ok,
+            result.checks,
+            counts,
+            self.latency.percentiles(),
+            result.problems,
+            seconds,
+            str(workdir) if workdir else None,
+        )
 
 
 def run_soak(options: SoakOptions, progress: ProgressHook | None = None) -> SoakReport:

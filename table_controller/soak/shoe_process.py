@@ -37,14 +37,23 @@ class ShoeProcess:
         self._gate = threading.Condition()
         self.gate_locked = True
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1,
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            bufsize=1,
         )
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         if not first.startswith("device: "):
             self.stop()
-            raise ShoeProcessError(f"simulated shoe for {device_link} did not start: {first.strip()!r}")
-        self._reader = threading.Thread(target=self._read, name=f"shoe-{device_link.stem}", daemon=True)
+            raise ShoeProcessError(
+                f"simulated shoe for {device_link} did not start: {first.strip()!r}"
+            )
+        self._reader = threading.Thread(
+            target=self._read, name=f"shoe-{device_link.stem}", daemon=True
+        )
         self._reader.start()
 
     def _read(self) -> None:
@@ -79,7 +88,9 @@ class ShoeProcess:
             try:
                 return self._replies.get(timeout=timeout)
             except queue.Empty:
-                raise ShoeProcessError(f"simulated shoe {self.device_link} did not answer {text!r}") from None
+                raise ShoeProcessError(
+                    f"simulated shoe {self.device_link} did not answer {text!r}"
+                ) from None
 
     def draw(self) -> str | None:
         """Pull a card; its code, or None when the gate was locked (or the shoe empty)."""
@@ -93,7 +104,7 @@ class ShoeProcess:
 
     def stats(self) -> dict[str, Any]:
         reply = self.command("stats")
-        return json.loads(reply[len("stats "):]) if reply.startswith("stats ") else {}
+        return json.loads(reply[len("stats ") :]) if reply.startswith("stats ") else {}
 
     def stop(self) -> None:
         """Ask it to quit; kill it if it does not."""

@@ -118,6 +118,7 @@ class Subscriber:
 
     def wait_caught_up(self, last_seqs: Mapping[str, int], timeout: float) -> bool:
         """Wait until every table's stream reached its journal's last seq."""
+
         def done() -> bool:
             return all(self.streams[t].last_seq >= s for t, s in last_seqs.items())
 
@@ -127,7 +128,9 @@ class Subscriber:
     def wait_synced(self, timeout: float) -> bool:
         """Wait until this subscriber has a snapshot of every table."""
         with self._progress:
-            return self._progress.wait_for(lambda: all(s.items for s in self.streams.values()), timeout)
+            return self._progress.wait_for(
+                lambda: all(s.items for s in self.streams.values()), timeout
+            )
 
     def stop(self) -> None:
         self._stop.set()
