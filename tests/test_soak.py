@@ -56,6 +56,7 @@ def test_short_soak_with_every_fault_and_kills_keeps_every_promise(tmp_path: Pat
     assert counts["results"] + counts["voided"] == 120
     assert counts["voided"] > 0 and counts["paused"] > 0
     assert counts["restarts"] >= 2
+    assert sum(counts["kills_by_state"].values()) == counts["restarts"]
     assert {kind for kind, n in counts["faults"].items() if n > 0} == {*FAULT_KINDS, "kill"}
     assert counts["drawn_by_shoes"] >= counts["cards"] - counts["burn_cards"]
     assert (

@@ -71,6 +71,8 @@ class RemoteDealer:
         self._fresh_shoe = False
         self._last_progress = time.monotonic()
         self._stop = threading.Event()
+        #: The table's state as of the dealer's last look (the killer reports it).
+        self.state = "starting"
 
     # ------------------------------------------------------------------ the loop
     def run(self, stop: threading.Event) -> None:
@@ -98,6 +100,7 @@ class RemoteDealer:
                 self._wait_event(lambda e: True, 1.0)  # the controller is (re)starting
                 continue
             state, round_id = status["state"], status["round"]
+            self.state = state
             if round_id is not None and round_id not in self.rounds_seen:
                 self.rounds_seen.add(round_id)
                 self.record.rounds_started = len(self.rounds_seen)

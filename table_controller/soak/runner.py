@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -101,6 +102,7 @@ class _Table:
     dealer: RemoteDealer | None = None
     thread: threading.Thread | None = None
     kills: list[float] = field(default_factory=list)
+    killed_in: list[str] = field(default_factory=list)  # the table's state at each kill
     dealer_queue: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
 
 
@@ -322,6 +324,7 @@ class Soak:
             t = self.rng.choice(busy)
             with self._kill_lock:
                 t.kills.append(time.time())
+                t.killed_in.append(t.dealer.state if t.dealer is not None else "starting")
                 t.record.restarts += 1
                 t.controller.kill_and_restart()
 
@@ -388,6 +391,9 @@ class Soak:
             "cards_in_voided_rounds": c["cards_in_voided_rounds"],
             "events": c["events"],
             "restarts": kills,
+            "kills_by_state": dict(
+                Counter(state for t in self.tables for state in t.killed_in).most_common()
+            ),
             "faults": faults,
             "shoe_retransmissions": shoe_counts.get("retransmissions", 0),
             "resnapshots": c["resnapshots"],
