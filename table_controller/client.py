@@ -233,6 +233,8 @@ class TableClient:
             if sync.requested_at is not None:
                 if now - sync.requested_at < self.snapshot_timeout:
                     continue
+                if sync.dealer is not None and sync.dealer.poll(0, zmq.POLLIN):
+                    continue  # the reply came while the consumer was busy: the poll takes it
                 self.stats.snapshot_timeouts += 1
                 log.warning("table %s: no snapshot from %s within %.1f s; asking again",
                             sync.table, sync.endpoint, self.snapshot_timeout)

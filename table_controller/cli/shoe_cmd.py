@@ -15,7 +15,7 @@ from table_controller.errors import TableError
 
 SIM_COMMANDS = (
     "draw [N] | noread | lid open|close | unplug SECONDS | replug | power | "
-    "load [DECKS] | fault CODE TEXT | quit"
+    "load [DECKS [CUT]] | fault CODE TEXT | stats | quit"
 )
 MONITOR_COMMANDS = "lock | unlock | status | reset | stats | quit"
 
@@ -208,7 +208,9 @@ def _sim_command(shoe: Any, words: list[str], out: _Printer) -> bool:
                 out(_no_card(shoe))
                 break
     elif cmd == "noread":
-        if not shoe.draw_noread():
+        if shoe.draw_noread():
+            out(f"unread {shoe.unread[-1]} count {shoe.count}")  # what the supervisor will see
+        else:
             out(_no_card(shoe))
     elif cmd == "lid" and len(words) == 2 and words[1].lower() in ("open", "close", "closed"):
         shoe.set_lid(words[1].lower() == "open")
@@ -219,9 +221,12 @@ def _sim_command(shoe: Any, words: list[str], out: _Printer) -> bool:
     elif cmd == "power":
         shoe.power_cycle()
     elif cmd == "load":
-        shoe.load(decks=int(words[1]) if len(words) > 1 else None)
+        shoe.load(decks=int(words[1]) if len(words) > 1 else None,
+                  cut_at=int(words[2]) if len(words) > 2 else None)
     elif cmd == "fault" and len(words) >= 3:
         shoe.fault(words[1].upper(), " ".join(words[2:]))
+    elif cmd == "stats":
+        out(f"stats {json.dumps(shoe.stats(), sort_keys=True)}")
     elif cmd in ("quit", "exit"):
         return True
     else:

@@ -22,6 +22,7 @@ from table_controller.errors import TableError
 from table_controller.rules.cards import CODES, shuffled_shoe
 from table_controller.rules.game import Game
 from table_controller.table import inputs as i
+from table_controller.table.machine import IllegalInput
 
 log = logging.getLogger(__name__)
 
@@ -272,9 +273,20 @@ class SimulatedDealer:
             elif paused.get("awaiting") == "card" or cause == "void-request":
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))
             else:
-                self.controller.request(i.SupervisorResume(by="sim supervisor"))
+                self._resume_once_lid_closed()
         except TableError as e:
             log.warning("sim supervisor: %s", e)
+
+    def _resume_once_lid_closed(self) -> None:
+        """Resume; while the table still sees the lid open (LID CLOSED on its way), retry after a heartbeat."""
+        for _ in range(10):
+            try:
+                self.controller.request(i.SupervisorResume(by="sim supervisor"))
+                return
+            except IllegalInput as e:
+                if "lid is open" not in str(e):
+                    raise
+                self.watch.wait(lambda e: e["type"] == "heartbeat", self.timeout, "a heartbeat")
 
     def _sleep(self, seconds: float, stop: threading.Event) -> None:
         if seconds > 0:

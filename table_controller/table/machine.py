@@ -354,6 +354,8 @@ class TableMachine:
             raise IllegalInput(f"nothing to resume: the table is {self.state}")
         if self.pause.cause == "shoe-link-down" and not self.link_up:
             raise IllegalInput("cannot resume: the shoe link is still down")
+        if self.lid_open:
+            raise IllegalInput("cannot resume: the shoe's lid is open")
         card: Card | None = None
         if self.pause.awaiting_card:
             if e.card is None:

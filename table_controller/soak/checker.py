@@ -1,0 +1,395 @@
+"""The independent check: journals, rules, ground truth and subscriber streams.
+
+Nothing here trusts the controller's bookkeeping. Journals are read read-only
+with plain SQLite; the hash chain and the seq are recomputed here (and the
+project's own ``verify_journal`` must agree); every round is re-dealt and
+re-judged with the rules core from its journaled cards; the cards the shoes
+printed are matched one by one with the journaled card events; every void and
+pause must have an injected cause; every subscriber's stream must equal the
+journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from table_controller.rules.baccarat import burn_count
+from table_controller.rules.cards import parse_card
+from table_controller.rules.registry import load_game
+from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord
+
+CHECKS = (
+    "journals_verify",  # hash chain recomputed, seq 1..n without gap, verify_journal agrees
+    "cards_accounted",  # every card a shoe drew is journaled once, or its round voided for it
+    "positions_follow_rules",  # every card at the position the rules called for
+    "results_rejudged",  # every result equals the rules core's judgement of its cards
+    "settled_once",  # every round ends in exactly one result or void
+    "subscribers_match_journals",  # every subscriber saw each journal, in order, nothing lost or doubled
+    "voids_and_pauses_explained",  # no void or pause without an injected cause
+    "dealers_finished",  # every table dealt its rounds; no process or thread failed
+)
+GENESIS = "0" * 64
+LINK_WINDOW = 30.0  # seconds after an unplug or a kill in which a link-down pause is explained
+MAX_PROBLEMS = 20
+
+
+@dataclass
+class CheckResult:
+    """Problems per check (empty: the check passed) and the counts of the run."""
+
+    problems: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CHECKS})
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, check: str, text: str) -> None:
+        items = self.problems[check]
+        if len(items) < MAX_PROBLEMS:
+            items.append(text)
+        self.counts["problems"] += 1
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {c: not p for c, p in self.problems.items()}
+
+    @property
+    def ok(self) -> bool:
+        return all(self.checks.values())
+
+
+@dataclass
+class JournalRows:
+    """One journal, read read-only: its events by seq."""
+
+    events: list[dict[str, Any]]
+    by_seq: dict[int, dict[str, Any]]
+
+    @property
+    def last_seq(self) -> int:
+        return self.events[-1]["seq"] if self.events else 0
+
+
+def read_journal(path: Path, table: str, result: CheckResult) -> JournalRows:
+    """Read every row with plain SQLite (read-only) and recompute the hash chain and the seq."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT seq, body, hash FROM events ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    prev, expected = GENESIS, 1
+    events: list[dict[str, Any]] = []
+    for seq, body, stored in rows:
+        if seq != expected:
+            result.add("journals_verify", f"{table}: seq gap: {expected} expected, {seq} found")
+        if hashlib.sha256((prev + body).encode("utf-8")).hexdigest() != stored:
+            result.add("journals_verify", f"{table}: seq {seq}: hash chain broken")
+        event = json.loads(body)
+        if event.get("seq") != seq or event.get("table") != table:
+            result.add(
+                "journals_verify",
+                f"{table}: seq {seq}: the stored event says seq {event.get('seq')} "
+                f"table {event.get('table')}",
+            )
+        events.append(event)
+        prev, expected = stored, seq + 1
+    from table_controller.journal import verify_journal
+
+    report = verify_journal(path)
+    if not report.ok:
+        for problem in report.problems[:5]:
+            result.add("journals_verify", f"{table}: verify_journal: {problem}")
+    return JournalRows(events, {e["seq"]: e for e in events})
+
+
+def _ts(event: dict[str, Any]) -> float:
+    return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
+
+
+def _normal(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) -> None:
+    """Re-deal every round from its journaled cards; re-judge it; each settled once."""
+    game = load_game(record.variant)
+    table = record.table
+    deals: dict[str, Any] = {}
+    settled: dict[str, str] = {}
+    burn_left: int | None = None
+    burn_index = 0
+    for e in journal.events:
+        kind, round_id = e["type"], e.get("round")
+        if kind == "round.start":
+            if round_id in deals:
+                result.add("settled_once", f"{table}: round {round_id} started twice")
+            deals[round_id] = game.new_deal()
+            result.counts["rounds"] += 1
+        elif kind == "card":
+            result.counts["cards"] += 1
+            if e["position"] == "burn":
+                result.counts["burn_cards"] += 1
+                if e["index"] == 0:
+                    burn_left, burn_index = burn_count(parse_card(e["code"])), 0
+                elif burn_left is None or burn_left <= 0 or e["index"] != burn_index + 1:
+                    result.add(
+                        "positions_follow_rules",
+                        f"{table}: seq {e['seq']}: burn card "
+                        f"{e['code']} index {e['index']} not called for",
+                    )
+                else:
+                    burn_left -= 1
+                    burn_index = e["index"]
+                continue
+            deal = deals.get(round_id)
+            if deal is None or round_id in settled:
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} "
+                    f"outside a round in play ({round_id})",
+                )
+                continue
+            if deal.is_complete:
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} "
+                    f"after round {round_id} was complete",
+                )
+                continue
+            where = deal.place(parse_card(e["code"]))
+            if where != (e["position"], e["index"]):
+                result.add(
+                    "positions_follow_rules",
+                    f"{table}: seq {e['seq']}: card {e['code']} at "
+                    f"{e['position']}[{e['index']}], rules say {where[0]}[{where[1]}]",
+                )
+        elif kind in ("round.result", "round.void"):
+            if round_id in settled:
+                result.add(
+                    "settled_once",
+                    f"{table}: round {round_id} settled twice ({settled[round_id]}, {kind})",
+                )
+                continue
+            settled[round_id] = kind
+            if kind == "round.void":
+                result.counts["voided"] += 1
+                continue
+            result.counts["results"] += 1
+            deal = deals.get(round_id)
+            if deal is None or not deal.is_complete:
+                result.add(
+                    "results_rejudged",
+                    f"{table}: round {round_id}: result before its cards were complete",
+                )
+                continue
+            expected = _normal(deal.result().to_dict())
+            got = {k: e.get(k) for k in expected}
+            if got != expected:
+                result.add(
+                    "results_rejudged",
+                    f"{table}: round {round_id}: journal says {got}, rules say {expected}",
+                )
+        elif kind == "table.state" and e["state"] == "paused":
+            result.counts["pauses"] += 1
+    for round_id in deals:
+        if round_id not in settled:
+            result.add("settled_once", f"{table}: round {round_id} was never settled")
+
+
+def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) -> None:
+    """Match the cards the shoe printed, in order, with the journaled card events."""
+    table = record.table
+    voided = {e["round"] for e in journal.events if e["type"] == "round.void"}
+    cards = [e for e in journal.events if e["type"] == "card"]
+    j = 0
+    for draw in record.draws:
+        if j < len(cards) and _same_card(draw, cards[j]):
+            j += 1
+            continue
+        if draw.round in voided and draw.fault in ("misdeal", "noread"):
+            result.counts["cards_in_voided_rounds"] += 1
+            continue
+        result.add(
+            "cards_accounted",
+            f"{table}: card {draw.code} ({'unread' if draw.unread else 'read'}, "
+            f"round {draw.round}) is not in the journal at its place "
+            "and its round was not voided for it",
+        )
+    for card in cards[j:]:
+        result.add(
+            "cards_accounted",
+            f"{table}: journal card {card['code']} (seq {card['seq']}) was not drawn by the shoe",
+        )
+
+
+def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
+    """The journaled card is this draw: same code and source, same round (or both the burn)."""
+    if card["code"] != draw.code or card["source"] != ("manual" if draw.unread else "shoe"):
+        return False
+    if card["position"] == "burn":
+        return draw.round is None
+    return draw.round == card["round"]
+
+
+def check_causes(
+    record: TableRecord, journal: JournalRows, kills: list[float], result: CheckResult
+) -> None:
+    """Every void and every pause must follow from a fault the soak injected."""
+    table = record.table
+    by_round: dict[str | None, set[str]] = defaultdict(set)
+    for fault in record.faults:
+        by_round[fault.round].add(fault.kind)
+    link_times = sorted([f.at for f in record.faults if f.kind == "unplug"] + kills)
+    last_alert: dict[str | None, str] = {}
+
+    def link_fault_near(at: float) -> bool:
+        return any(at - LINK_WINDOW <= t <= at + 1.0 for t in link_times)
+
+    for e in journal.events:
+        kind, round_id = e["type"], e.get("round")
+        if kind == "alert":
+            last_alert[round_id] = e["kind"]
+        elif kind == "table.state" and e["state"] == "paused":
+            cause = e.get("cause")
+            injected = by_round.get(round_id, set())
+            explained = {
+                "no-read": "noread" in injected,
+                "lid-open": bool({"lid", "misdeal"} & injected),
+                "void-request": "void" in injected,
+                "shoe-link-down": link_fault_near(_ts(e)),
+            }.get(cause, False)
+            if not explained:
+                result.add(
+                    "voids_and_pauses_explained",
+                    f"{table}: seq {e['seq']}: round {round_id} paused "
+                    f"({cause}: {e.get('reason')}) without an injected cause",
+                )
+        elif kind == "round.void":
+            reason = e.get("reason") or ""
+            injected = by_round.get(round_id, set())
+            alert = last_alert.get(round_id)
+            if reason.startswith("misdeal:"):
+                explained = (alert == "dropped-card" and "dropped" in injected) or (
+                    alert == "wrong-order" and "misdeal" in injected
+                )
+            elif reason == "supervisor voided after void-request":
+                explained = "void" in injected
+            else:
+                explained = False
+            if not explained:
+                result.add(
+                    "voids_and_pauses_explained",
+                    f"{table}: seq {e['seq']}: round {round_id} voided "
+                    f"({reason!r}, alert {alert}) without an injected cause",
+                )
+
+
+def check_stream(
+    name: str,
+    table: str,
+    stream: StreamRecord,
+    journal: JournalRows,
+    restarts: int,
+    result: CheckResult,
+) -> None:
+    """A subscriber's items for one table: snapshots, then every journaled event once, in order."""
+    last: int | None = None
+    snapshots = 0
+    where = f"{name}/{table}"
+    for item in stream.items:
+        seq = item["seq"]
+        if item["type"] == "snapshot":
+            snapshots += 1
+            if last is not None:
+                if seq < last:
+                    result.add(
+                        "subscribers_match_journals",
+                        f"{where}: snapshot at seq {seq} went back from {last}",
+                    )
+                result.counts["events_bridged_by_snapshot"] += max(0, seq - last)
+            for carried in list(item.get("round") or []) + list(item.get("history") or []):
+                if (
+                    isinstance(carried, dict)
+                    and "seq" in carried
+                    and journal.by_seq.get(carried["seq"]) != carried
+                ):
+                    result.add(
+                        "subscribers_match_journals",
+                        f"{where}: snapshot at seq {seq} carries event {carried['seq']} unlike the journal",
+                    )
+            last = seq
+            continue
+        if last is None:
+            result.add(
+                "subscribers_match_journals", f"{where}: event {seq} before the first snapshot"
+            )
+        elif seq != last + 1:
+            what = "lost" if seq > last + 1 else "duplicated or reordered"
+            result.add(
+                "subscribers_match_journals", f"{where}: after seq {last} came {seq} ({what})"
+            )
+        if journal.by_seq.get(seq) != item:
+            result.add(
+                "subscribers_match_journals", f"{where}: event {seq} differs from the journal"
+            )
+        result.counts["events_seen"] += 1
+        last = seq
+    if (last or 0) != journal.last_seq:
+        result.add(
+            "subscribers_match_journals",
+            f"{where}: stream ended at seq {last}, the journal at {journal.last_seq}",
+        )
+    # The first snapshot, plus one after each restart (events published before the proxy's
+    # subscription reached the new connection); any other re-snapshot means lost messages.
+    if snapshots > 1 + restarts:
+        result.add(
+            "subscribers_match_journals",
+            f"{where}: {snapshots} snapshots for {restarts} restarts: messages were lost",
+        )
+    result.counts["resnapshots"] += max(0, snapshots - 1)
+
+
+def check_run(
+    records: list[TableRecord],
+    streams: dict[str, dict[str, StreamRecord]],
+    kills: dict[str, list[float]],
+    errors: list[str],
+) -> CheckResult:
+    """Run every check over every table; ``errors`` are failures the run itself met."""
+    result = CheckResult()
+    for error in errors:
+        result.add("dealers_finished", error)
+    for record in records:
+        journal = read_journal(Path(record.journal), record.table, result)
+        result.counts["events"] += len(journal.events)
+        check_rules(record, journal, result)
+        check_cards(record, journal, result)
+        check_causes(record, journal, kills.get(record.table, []), result)
+        for name, per_table in streams.items():
+            check_stream(
+                name,
+                record.table,
+                per_table.get(record.table, StreamRecord()),
+                journal,
+                len(kills.get(record.table, [])),
+                result,
+            )
+        if record.dealer_error:
+            result.add("dealers_finished", f"{record.table}: dealer: {record.dealer_error}")
+        result.counts["drawn_by_shoes"] += sum(1 for d in record.draws)
+    return result
+
+
+def faults_by_kind(records: list[TableRecord]) -> Counter[str]:
+    """Dealer-side injected faults by kind."""
+    counts: Counter[str] = Counter()
+    for record in records:
+        counts.update(f.kind for f in record.faults)
+    return counts
+
+
+__all__ = ["CHECKS", "CheckResult", "Draw", "Fault", "check_run", "faults_by_kind", "read_journal"]

@@ -1,0 +1,313 @@
+"""A remote dealer and floor supervisor for one soak table.
+
+It behaves like :mod:`table_controller.sim.dealer` but from outside the
+controller process: it presses the mock panel's buttons through the control
+socket (``press``), pulls cards through the simulated shoe's stdin, watches
+the table through the floor subscriber's events and the control socket's
+``status``, and answers pauses with the supervisor token (``resume`` with the
+true code of an unread card, ``void``). It injects the dealer-side faults and
+records each one with the round it hit. A killed controller only makes its
+requests go unanswered for a while; it carries on from whatever the restarted
+controller says.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from table_controller.errors import TableError
+from table_controller.rules.game import Game
+from table_controller.soak.controller_process import ControlClient
+from table_controller.soak.options import SoakOptions
+from table_controller.soak.records import Draw, Fault, TableRecord
+from table_controller.soak.shoe_process import ShoeProcess
+
+log = logging.getLogger(__name__)
+
+#: Dealer faults in the order they are tried for each card.
+FAULT_ORDER = ("unplug", "dropped", "misdeal", "void", "lid", "noread")
+CARD_WAIT = 20.0  # longest a drawn card may take to show (an unplugged cable: 2.5 s + recovery)
+UNPLUG_SECONDS = 2.5
+
+
+class DealerStuck(TableError, TimeoutError):
+    """The table made no progress for longer than the soak allows."""
+
+
+class RemoteDealer:
+    """Deals ``options.rounds`` rounds on one table; run :meth:`run` in its own thread."""
+
+    def __init__(
+        self,
+        record: TableRecord,
+        game: Game,
+        shoe: ShoeProcess,
+        control: ControlClient,
+        events: queue.Queue[dict[str, Any]],
+        options: SoakOptions,
+        *,
+        token: str,
+        rng: random.Random,
+        on_draw: Callable[[str, str, float], None] | None = None,
+    ) -> None:
+        self.record = record
+        self.game = game
+        self.shoe = shoe
+        self.control = control
+        self.events = events
+        self.options = options
+        self.token = token
+        self.rng = rng
+        self.on_draw = on_draw
+        self.unread: list[str] = []
+        self.rounds_seen: set[str] = set()
+        self.finished = threading.Event()
+        self._fresh_shoe = False
+        self._last_progress = time.monotonic()
+        self._stop = threading.Event()
+        #: The table's state as of the dealer's last look (the killer reports it).
+        self.state = "starting"
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, stop: threading.Event) -> None:
+        """Deal until the rounds are done, ``stop`` is set, or the table is stuck."""
+        self._stop = stop
+        try:
+            self._run(stop)
+        except Exception as e:  # recorded: the report fails the run with it
+            log.exception("dealer of %s stopped", self.record.table)
+            self.record.dealer_error = f"{type(e).__name__}: {e}"
+        finally:
+            self.control.close()
+            self.finished.set()
+
+    def _run(self, stop: threading.Event) -> None:
+        target = self.options.rounds
+        while not stop.is_set():
+            if time.monotonic() - self._last_progress > self.options.table_timeout:
+                raise DealerStuck(
+                    f"table {self.record.table} made no progress for "
+                    f"{self.options.table_timeout:.0f} s"
+                )
+            status = self.control.request({"op": "status"})
+            if status is None or not status.get("ok"):
+                self._wait_event(lambda e: True, 1.0)  # the controller is (re)starting
+                continue
+            state, round_id = status["state"], status["round"]
+            self.state = state
+            if round_id is not None and round_id not in self.rounds_seen:
+                self.rounds_seen.add(round_id)
+                self.record.rounds_started = len(self.rounds_seen)
+                self._fresh_shoe = False
+                self._progress()
+            if state in ("idle", "closed") and len(self.rounds_seen) >= target:
+                return
+            if state == "idle":
+                self._start_round()
+            elif state == "betting":
+                self._close_betting()
+            elif state == "dealing":
+                self._deal(round_id)
+            elif state == "paused":
+                self._supervise(status)
+            elif state == "closed":
+                self._load_shoe()
+            else:  # result: wait for idle
+                self._wait_event(lambda e: e["type"] in ("table.state", "snapshot"), 2.0)
+
+    def _progress(self) -> None:
+        self._last_progress = time.monotonic()
+
+    def _wait_event(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float
+    ) -> dict[str, Any] | None:
+        """The first event of this table matching ``predicate`` within ``timeout``, else None."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                event = self.events.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                if self._stop.is_set():  # the run is over (or Ctrl-C): stop waiting
+                    return None
+                continue
+            if event["type"] != "heartbeat":
+                self._progress()
+            if predicate(event):
+                return event
+
+    def _press(self, button: str) -> None:
+        self.control.request({"op": "press", "button": button})
+
+    def _supervisor(self, op: str, **extra: Any) -> dict[str, Any] | None:
+        return self.control.request({"op": op, "token": self.token, "by": "soak", **extra})
+
+    # ------------------------------------------------------------------ states
+    def _start_round(self) -> None:
+        if self.game.shuffle_every_round and not self._fresh_shoe:
+            self._load_shoe()
+            self._fresh_shoe = True
+            return
+        self._press("start_round")
+        self._wait_event(lambda e: e["type"] in ("round.start", "snapshot", "alert"), 3.0)
+
+    def _close_betting(self) -> None:
+        if self.rng.random() < 0.5:  # else the countdown closes betting by itself
+            self._press("close_betting")
+        self._wait_event(
+            lambda e: (
+                e["type"] in ("betting.closed", "snapshot")
+                or (e["type"] == "table.state" and e["state"] != "betting")
+            ),
+            self.options.betting_seconds + 3.0,
+        )
+
+    def _load_shoe(self) -> None:
+        """Load a new shoe and wait until the table has seen it (loading again if a kill hid it)."""
+        decks = self.game.decks
+        cut = f" {52 * decks - 16}" if decks > 1 else ""
+        self._drain()
+        for _ in range(5):
+            self.shoe.command(f"load {decks}{cut}")
+            if (
+                self._wait_event(lambda e: e["type"] == "shoe" and e["event"] == "new", 5.0)
+                is not None
+            ):
+                return
+        raise DealerStuck(f"table {self.record.table} did not take a new shoe")
+
+    def _drain(self) -> None:
+        """Forget events that arrived before an action, so a wait sees only what the action caused."""
+        while True:
+            try:
+                self.events.get_nowait()
+            except queue.Empty:
+                return
+
+    def _deal(self, round_id: str | None) -> None:
+        if not self.shoe.wait_gate_open(2.0):
+            return  # the controller has not unlocked it (yet): look again
+        if round_id is not None and self._maybe_fault(round_id):
+            return
+        started = time.time()
+        code = self.shoe.draw()
+        if code is None:
+            return
+        self.record.add_draw(Draw(code, False, round_id, started))
+        if self.on_draw is not None:
+            self.on_draw(self.record.table, code, time.monotonic())
+        self._wait_card(code)
+        if self.options.pace > 0:
+            time.sleep(self.options.pace)  # the dealer's hand, not a wait for the table
+
+    def _wait_card(self, code: str) -> None:
+        """Wait until the table took the card (or reacted to it), so no extra card is pulled.
+
+        A link outage is no reaction: the card arrives when the link is back.
+        """
+
+        def taken(e: dict[str, Any]) -> bool:
+            kind = e["type"]
+            if kind == "card":
+                return e["code"] == code
+            if kind == "snapshot":
+                state = (e.get("state") or {}).get("state")
+                return state not in ("dealing", "paused") or any(
+                    x["type"] == "card" and x["code"] == code for x in e["round"]
+                )
+            if kind == "alert":
+                return e["kind"] == "wrong-order" and code in e.get("detail", "")
+            return kind == "round.void" or (
+                kind == "table.state"
+                and e["state"] == "paused"
+                and e.get("cause") != "shoe-link-down"
+            )
+
+        if self._wait_event(taken, CARD_WAIT) is None:
+            log.warning(
+                "table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT
+            )
+
+    # ------------------------------------------------------------------ faults
+    def _maybe_fault(self, round_id: str) -> bool:
+        for kind in FAULT_ORDER:
+            rate = self.options.rate(kind)
+            if rate > 0 and self.rng.random() < rate:
+                self._inject(kind, round_id)
+                return True
+        return False
+
+    def _inject(self, kind: str, round_id: str) -> None:
+        table = self.record.table
+        self.record.add_fault(Fault(kind, table, round_id, time.time()))
+        if kind == "unplug":
+            self.shoe.command(f"unplug {UNPLUG_SECONDS}")
+            return
+        if kind == "dropped":
+            self._press("card_dropped")
+        elif kind == "void":
+            self._press("void_request")
+        elif kind == "lid":
+            self.shoe.command("lid open")
+            self.shoe.command("lid close")
+        elif kind == "misdeal":
+            # The lid opens (the table pauses) and the dealer pulls a card before the gate locks.
+            self.shoe.command("lid open")
+            started = time.time()
+            code = self.shoe.draw()
+            if code is not None:
+                self.record.add_draw(Draw(code, False, round_id, started, fault="misdeal"))
+            self.shoe.command("lid close")
+        elif kind == "noread":
+            started = time.time()
+            code = self.shoe.noread()
+            if code is None:
+                return
+            self.unread.append(code)
+            self.record.add_draw(Draw(code, True, round_id, started, fault="noread"))
+        self._wait_effect(kind)
+
+    def _wait_effect(self, kind: str) -> None:
+        """Wait until the table reacted to the fault (a link outage delays it, never hides it)."""
+        cause = {
+            "void": "void-request",
+            "lid": "lid-open",
+            "misdeal": "lid-open",
+            "noread": "no-read",
+        }.get(kind)
+
+        def reacted(e: dict[str, Any]) -> bool:
+            if e["type"] in ("round.void", "snapshot"):
+                return True
+            return cause is not None and e["type"] == "table.state" and e.get("cause") == cause
+
+        if self._wait_event(reacted, CARD_WAIT) is None:
+            log.warning(
+                "table %s: no reaction to fault %s within %.0f s",
+                self.record.table,
+                kind,
+                CARD_WAIT,
+            )
+
+    # ------------------------------------------------------------------ supervisor
+    def _supervise(self, status: dict[str, Any]) -> None:
+        """What the floor supervisor does (the same policy as the in-process simulated dealer)."""
+        cause, awaiting = status.get("cause"), status.get("awaiting")
+        if cause == "shoe-link-down":
+            self._wait_event(lambda e: e["type"] in ("table.state", "snapshot"), 2.0)
+            return
+        if awaiting == "card" and cause == "no-read" and self.unread:
+            self._supervisor("resume", card=self.unread[-1])
+        elif awaiting == "card" or cause == "void-request":
+            self._supervisor("void", reason=f"supervisor voided after {cause}")
+        else:
+            self._supervisor("resume")
+        self._wait_event(lambda e: e["type"] in ("table.state", "snapshot"), 2.0)

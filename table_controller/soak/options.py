@@ -1,0 +1,98 @@
+"""What a soak run is asked for: tables, rounds, pacing and the faults to inject."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from table_controller.errors import ConfigError
+
+#: Every fault kind and its default rate. Shoe frame faults are per frame sent by the
+#: shoe; dealer faults are per card the dealer is about to draw; ``slow`` is the number
+#: of deliberately slow subscribers.
+DEFAULT_RATES: dict[str, float] = {
+    "corrupt": 0.02,  # shoe frame with one bit flipped
+    "drop": 0.02,  # shoe frame never sent
+    "dup": 0.02,  # shoe frame sent twice
+    "garbage": 0.01,  # random bytes before a shoe frame
+    "unplug": 0.004,  # the shoe's cable pulled for 2.5 s
+    "dropped": 0.004,  # dealer presses "card dropped"
+    "misdeal": 0.004,  # dealer pulls a card while the table is paused (lid open)
+    "void": 0.004,  # dealer asks for a void
+    "lid": 0.004,  # dealer opens and closes the shoe's lid mid-round
+    "noread": 0.006,  # a card leaves the shoe unread
+    "slow": 2,  # slow subscribers
+}
+FAULT_KINDS = tuple(DEFAULT_RATES)
+SHOE_FRAME_FAULTS = ("corrupt", "drop", "dup", "garbage")
+DEALER_FAULTS = ("unplug", "dropped", "misdeal", "void", "lid", "noread")
+#: Variants the tables cycle through (table 1 baccarat, table 2 teen patti, ...).
+DEFAULT_VARIANTS = ("baccarat", "teen-patti-2020", "three-face", "three-pictures")
+
+
+def parse_faults(text: str) -> dict[str, float]:
+    """``all`` | ``none`` | ``kind[=rate],...`` -> {kind: rate}; ConfigError names a bad part."""
+    text = text.strip().lower()
+    if text in ("", "none"):
+        return {}
+    rates: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, sep, value = part.partition("=")
+        kind = kind.strip()
+        if kind == "all":
+            rates.update(DEFAULT_RATES)
+            continue
+        if kind not in DEFAULT_RATES:
+            raise ConfigError(
+                f"--faults: unknown fault {kind!r} (known: all, none, {', '.join(FAULT_KINDS)})"
+            )
+        if not sep:
+            rates[kind] = DEFAULT_RATES[kind]
+            continue
+        try:
+            rate = float(value)
+        except ValueError:
+            raise ConfigError(f"--faults: {kind}={value!r} is not a number") from None
+        limit = 20 if kind == "slow" else 1
+        if not 0 <= rate <= limit or rate != rate:
+            raise ConfigError(f"--faults: {kind}={value}: must be in 0..{limit}")
+        rates[kind] = rate
+    return rates
+
+
+@dataclass
+class SoakOptions:
+    """One soak run."""
+
+    tables: int = 4
+    rounds: int = 30
+    seed: int = 1
+    faults: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RATES))
+    kill_every: float | None = None  # seconds between kills (randomised 0.5x..1.5x)
+    variants: tuple[str, ...] = DEFAULT_VARIANTS
+    betting_seconds: float = 0.4  # the controller's countdown
+    result_seconds: float = 0.1
+    pace: float = 0.0  # seconds the dealer waits between cards
+    subscribers: int = 1  # fast subscribers besides the floor subscriber the dealers use
+    workdir: Path | None = None  # keep journals and logs here (default: a temporary folder)
+    table_timeout: float = 60.0  # a table that makes no progress this long fails the run
+    python: str | None = None  # interpreter for the child processes (default: this one)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.tables <= 99:
+            raise ConfigError(f"--tables {self.tables}: must be 1..99")
+        if self.rounds < 1:
+            raise ConfigError(f"--rounds {self.rounds}: must be at least 1")
+        if self.kill_every is not None and self.kill_every <= 0:
+            raise ConfigError(f"--kill-every {self.kill_every}: must be more than 0 seconds")
+
+    def rate(self, kind: str) -> float:
+        return float(self.faults.get(kind, 0.0))
+
+    def shoe_fault_spec(self) -> str:
+        """The shoe simulator's ``--faults`` for the frame faults asked for."""
+        return ",".join(f"{k}={self.rate(k):g}" for k in SHOE_FRAME_FAULTS if self.rate(k) > 0)
+
+    @property
+    def slow_subscribers(self) -> int:
+        return int(self.rate("slow"))
