@@ -53,3 +53,22 @@ def test_a_card_laid_off_every_position_voids_the_round(tmp_path: Path) -> None:
         assert void["reason"] == f"misdeal: card {code} seen off every position"
     finally:
         sim.close()
+
+
+def test_camera_faults_void_or_pause_with_their_own_alert_and_the_journal_verifies(tmp_path: Path) -> None:
+    deck_or_skip("svg-cards")
+    journal = tmp_path / "T01.sqlite"
+    report = SimulatedTable(SimOptions(
+        variant="teen-patti-2020", rounds=8, speed=0, seed=12, journal=journal, camera="svg-cards",
+        faults="misplace=0.04,exposed=0.04,blackout=0.03",
+    )).run()
+    assert report.rounds == 8 and sum(report.faults.values()) >= 2
+    events = journal_events(journal)
+    alerts = {e["kind"] for e in events if e["type"] == "alert"}
+    assert alerts <= {"wrong-position", "exposed-card", "camera-down", "source-mismatch"}
+    voids = [e for e in events if e["type"] == "round.void"]
+    assert len(voids) == report.voids
+    for void in voids:
+        assert void["reason"].startswith(("misdeal: card", "supervisor voided after"))
+    check = verify_journal(journal)
+    assert check.ok, check.problems
