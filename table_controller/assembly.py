@@ -58,6 +58,7 @@ class LiveTable:
             self.shoe = self._make_shoe() if config.shoe is not None and "shoe" in config.sources else None
             self.controller.shoe = self.shoe
             self.camera = None
+            self.simulated_camera: Any = None
             if "camera" in config.sources:
                 self.camera = self._make_camera(camera_parts)
                 self._closers.append(self.camera.close)
@@ -65,7 +66,10 @@ class LiveTable:
             if config.publish.control:
                 from table_controller.control import ControlServer
 
-                self.control = ControlServer(self.controller, config.publish.control, config.supervisor_tokens, context)
+                self.control = ControlServer(
+                    self.controller, config.publish.control, config.supervisor_tokens, context,
+                    camera=self.simulated_camera,
+                )
                 self._closers.append(self.control.close)
         except BaseException:
             self.close()
@@ -126,6 +130,12 @@ class LiveTable:
 
         camera = self.config.camera
         layout = load_layout(camera.layout if camera and camera.layout else self.game.game_id)
+        if parts is None and camera is not None and camera.source.startswith("sim:"):
+            from table_controller.sim.camera import simulated_camera
+
+            # A simulated camera (test rigs): laid with cards through the control socket.
+            parts = simulated_camera(self.game.game_id, camera.source[4:] or "svg-cards")
+            self.simulated_camera = parts[0]
         if parts is not None:
             source, calibration = parts
         else:
@@ -137,7 +147,8 @@ class LiveTable:
             source = open_source(kind, target)
         frames = camera.stable_frames if camera else 3
         return CameraWatcher(
-            source, Recognizer(calibration, layout), Stabilizer(frames=frames), self.controller.post
+            source, Recognizer(calibration, layout), Stabilizer(frames=frames), self.controller.post,
+            fps=camera.fps if camera else 15.0,
         )
 
     def start(self) -> None:

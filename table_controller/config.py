@@ -38,6 +38,7 @@ class CameraConfig:
     calibration: Path | None = None
     layout: str | None = None
     stable_frames: int = 3
+    fps: float = 15.0
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
             calibration=_path(base, calibration) if calibration else None,
             layout=c.get("layout", str, None),
             stable_frames=c.get("stable_frames", int, 3, _positive),
+            fps=c.get("fps", (int, float), 15.0, _positive),
         )
         c.finish()
 

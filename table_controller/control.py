@@ -29,10 +29,15 @@ def token_digest(token: str) -> str:
 class ControlServer:
     """Answers ``status``, ``resume`` and ``void`` requests for one controller."""
 
-    def __init__(self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None) -> None:
+    def __init__(
+        self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None,
+        camera: Any = None,
+    ) -> None:
+        """``camera``: a simulated camera that test rigs lay cards under (``lay``, ``clear``, ``dark``)."""
         import zmq
 
         self.controller = controller
+        self.camera = camera
         self.token_digests = tuple(token_digests)
         self._context = context or zmq.Context.instance()
         self._socket = self._context.socket(zmq.REP)
@@ -92,6 +97,18 @@ class ControlServer:
         pin.drive_high()
         return {"ok": True}
 
+    def _simulated_camera(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        """A test rig's hands on a simulated camera: lay a card, clear the layout, go dark."""
+        if self.camera is None:
+            return {"ok": False, "error": f"{op} is only for a simulated camera (camera.source = \"sim:DECK\")"}
+        if op == "lay":
+            self.camera.place(request.get("slot"), str(request.get("code")))
+        elif op == "clear":
+            self.camera.clear()
+        else:
+            self.camera.blackout(bool(request.get("on")))
+        return {"ok": True}
+
     def answer(self, request: Any) -> dict[str, Any]:
         """Handle one decoded request."""
         if not isinstance(request, dict) or "op" not in request:
@@ -102,11 +119,17 @@ class ControlServer:
             return {
                 "ok": True, "state": m.state, "reason": m.reason, "round": m.round_id,
                 "next_position": m.next_position,
+                "next_index": (
+                    len(m.deal.hands[m.next_position])
+                    if m.deal is not None and m.next_position in m.deal.hands else None
+                ),
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
             }
         if op == "press":
             return self._press(request)
+        if op in ("lay", "clear", "dark"):
+            return self._simulated_camera(op, request)
         if op not in ("resume", "void"):
             raise ValueError(f"unknown op {op!r} (status, press, resume, void)")
         if not self._authorised(request):

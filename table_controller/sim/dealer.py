@@ -213,11 +213,10 @@ class SimulatedDealer:
         return position, len(m.deal.hands[position])
 
     def _lay(self, slot: tuple[str, int], code: str) -> None:
-        """Lay a card on the layout slot of (position, index); ``first`` has a single slot."""
-        from calibration.layout import slot_name
+        """Lay a card on the layout slot of (position, index)."""
+        from table_controller.sim.camera import slot_for
 
-        names = {s.name for s in self.camera.layout.slots}
-        self.camera.place(slot[0] if slot[0] in names else slot_name(*slot), code)
+        self.camera.place(slot_for(self.camera, *slot), code)
 
     def _camera_fault(self, kind: str) -> bool:
         slot = self._next_slot()

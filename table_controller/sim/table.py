@@ -151,21 +151,11 @@ class SimulatedTable:
         return dealer
 
     def _simulated_camera(self, variant: str) -> tuple[Any, Any]:
-        """A simulated overhead camera over the game's layout, calibrated like a studio would."""
-        from calibration.layout import load_layout
-        from calibration.store import Calibration
-        from calibration.table import calibrate_from_markers
-        from calibration.templates import CardTemplates
-        from firmware_interfaces.camera.deck_art import load_deck
-        from firmware_interfaces.camera.simulated import SimulatedCamera
         from table_controller.rules.registry import load_game
+        from table_controller.sim.camera import simulated_camera
 
-        layout = load_layout(load_game(variant, self.options.variants_dir).game_id)
-        deck = load_deck(self.options.camera or "svg-cards")
-        camera = SimulatedCamera(layout, deck, seed=self.options.seed)
-        blank = camera.read()
-        calibration = Calibration(calibrate_from_markers(blank, layout), CardTemplates(deck.faces()))
-        return camera, calibration
+        game_id = load_game(variant, self.options.variants_dir).game_id
+        return simulated_camera(game_id, self.options.camera or "svg-cards", self.options.seed)
 
     def _run(self) -> SimReport:
         dealer = self.start()

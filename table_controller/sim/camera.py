@@ -1,0 +1,30 @@
+"""A simulated overhead camera over a game's layout, calibrated the way a studio would do it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def simulated_camera(game_id: str, deck_name: str = "svg-cards", seed: int | None = None) -> tuple[Any, Any]:
+    """(SimulatedCamera, Calibration): table plane from the markers of an empty frame,
+    templates from the deck design's own faces."""
+    from calibration.layout import load_layout
+    from calibration.store import Calibration
+    from calibration.table import calibrate_from_markers
+    from calibration.templates import CardTemplates
+    from firmware_interfaces.camera.deck_art import load_deck
+    from firmware_interfaces.camera.simulated import SimulatedCamera
+
+    layout = load_layout(game_id)
+    deck = load_deck(deck_name)
+    camera = SimulatedCamera(layout, deck, seed=seed)
+    calibration = Calibration(calibrate_from_markers(camera.read(), layout), CardTemplates(deck.faces()))
+    return camera, calibration
+
+
+def slot_for(camera: Any, position: str, index: int) -> str:
+    """The layout slot of (position, index); ``first`` has a single slot of that name."""
+    from calibration.layout import slot_name
+
+    names = {s.name for s in camera.layout.slots}
+    return position if position in names else slot_name(position, index)
