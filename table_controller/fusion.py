@@ -123,7 +123,9 @@ class CardFusion:
             out.append(i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s"))
         keep = []
         for seen in self.unmatched:
-            if now - seen.since >= self.confirm_seconds:
+            # A camera card may be ahead of a shoe frame that the link is still re-sending:
+            # wait longer for the shoe than for the camera.
+            if now - seen.since >= 3 * self.confirm_seconds:
                 out.append(i.CameraMismatch(f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"))
             else:
                 keep.append(seen)

@@ -194,6 +194,8 @@ def test_fault_specs() -> None:
         "misdeal",
         "void",
         "lid",
+        "blackout",
+        "mismatch",
         "noread",
         "slow",
     }

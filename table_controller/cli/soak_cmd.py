@@ -59,6 +59,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the dealers' pause between cards (default 0)",
     )
     soak.add_argument(
+        "--camera-tables", type=int, default=0, metavar="N",
+        help="the first N tables also have a simulated overhead camera (cards count when shoe and "
+        "camera agree; camera faults blackout and mismatch happen there). Needs the card art "
+        "(scripts/install-card-art.sh). Default 0",
+    )
+    soak.add_argument(
+        "--camera-deck", default="svg-cards", help="deck design the simulated cameras render"
+    )
+    soak.add_argument(
         "--subscribers",
         type=int,
         default=1,
@@ -93,6 +102,8 @@ def run_soak_command(args: argparse.Namespace) -> int:
         betting_seconds=args.betting_seconds,
         pace=args.pace,
         subscribers=args.subscribers,
+        camera_tables=args.camera_tables,
+        camera_deck=args.camera_deck,
         workdir=args.keep,
         table_timeout=args.table_timeout,
         **(

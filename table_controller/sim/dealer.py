@@ -266,7 +266,9 @@ class SimulatedDealer:
             if paused.get("awaiting") == "card" and cause == "no-read":
                 card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and self.shoe.drawn:
+            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and self.shoe.drawn and (
+                "no such card" not in (paused.get("reason") or "")
+            ):
                 # the supervisor looks at the card on the layout and confirms the shoe's reading
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=self.shoe.drawn[-1]))
             elif paused.get("awaiting") == "card" or cause == "void-request":

@@ -210,7 +210,7 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
         if j < len(cards) and _same_card(draw, cards[j]):
             j += 1
             continue
-        if draw.round in voided and draw.fault in ("misdeal", "noread"):
+        if draw.round in voided:  # the void itself must be explained (check_causes)
             result.counts["cards_in_voided_rounds"] += 1
             continue
         result.add(
@@ -227,12 +227,21 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
 
 
 def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
-    """The journaled card is this draw: same code and source, same round (or both the burn)."""
-    if card["code"] != draw.code or card["source"] != ("manual" if draw.unread else "shoe"):
+    """The journaled card is this draw: same code and source, same round (or both the burn).
+
+    On a camera table a read card counts as ``shoe+camera``, or as ``manual`` when the
+    supervisor confirmed it after a shoe/camera disagreement.
+    """
+    sources = ("manual",) if draw.unread else ("shoe", "shoe+camera", "manual")
+    if card["code"] != draw.code or card["source"] not in sources:
         return False
+
     if card["position"] == "burn":
         return draw.round is None
     return draw.round == card["round"]
+
+
+CAMERA_WINDOW = 15.0  # seconds a camera fault explains camera pauses on its table
 
 
 def check_causes(
@@ -244,6 +253,11 @@ def check_causes(
     for fault in record.faults:
         by_round[fault.round].add(fault.kind)
     link_times = sorted([f.at for f in record.faults if f.kind == "unplug"] + kills)
+    camera_times = sorted(f.at for f in record.faults if f.kind in ("blackout", "mismatch"))
+
+    def camera_fault_near(at: float) -> bool:
+        return any(at - CAMERA_WINDOW <= t <= at + 1.0 for t in camera_times)
+
     last_alert: dict[str | None, str] = {}
 
     def link_fault_near(at: float) -> bool:
@@ -261,6 +275,9 @@ def check_causes(
                 "lid-open": bool({"lid", "misdeal"} & injected),
                 "void-request": "void" in injected,
                 "shoe-link-down": link_fault_near(_ts(e)),
+                # a restarted controller's camera has lost what was laid before the kill
+                "camera-down": camera_fault_near(_ts(e)) or link_fault_near(_ts(e)),
+                "source-mismatch": camera_fault_near(_ts(e)) or link_fault_near(_ts(e)),
             }.get(cause, False)
             if not explained:
                 result.add(
@@ -278,6 +295,10 @@ def check_causes(
                 )
             elif reason == "supervisor voided after void-request":
                 explained = "void" in injected
+            elif reason.startswith("supervisor voided after"):
+                explained = (camera_fault_near(_ts(e)) or link_fault_near(_ts(e))) and reason.endswith(
+                    ("source-mismatch", "camera-down")
+                )
             else:
                 explained = False
             if not explained:

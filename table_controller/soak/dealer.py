@@ -31,7 +31,9 @@ from table_controller.soak.shoe_process import ShoeProcess
 log = logging.getLogger(__name__)
 
 #: Dealer faults in the order they are tried for each card.
-FAULT_ORDER = ("unplug", "dropped", "misdeal", "void", "lid", "noread")
+FAULT_ORDER = ("unplug", "dropped", "misdeal", "void", "lid", "noread", "blackout", "mismatch")
+CAMERA_FAULTS = ("blackout", "mismatch")
+BLACKOUT_SECONDS = 3.0
 CARD_WAIT = 20.0  # longest a drawn card may take to show (an unplugged cable: 2.5 s + recovery)
 UNPLUG_SECONDS = 2.5
 
@@ -55,6 +57,7 @@ class RemoteDealer:
         token: str,
         rng: random.Random,
         on_draw: Callable[[str, str, float], None] | None = None,
+        camera: bool = False,
     ) -> None:
         self.record = record
         self.game = game
@@ -65,6 +68,9 @@ class RemoteDealer:
         self.token = token
         self.rng = rng
         self.on_draw = on_draw
+        self.camera = camera  # the table has a simulated camera: lay each card under it
+        self.drawn: list[str] = []
+        self._dark_until: float | None = None
         self.unread: list[str] = []
         self.rounds_seen: set[str] = set()
         self.finished = threading.Event()
@@ -90,6 +96,9 @@ class RemoteDealer:
     def _run(self, stop: threading.Event) -> None:
         target = self.options.rounds
         while not stop.is_set():
+            if self._dark_until is not None and time.monotonic() >= self._dark_until:
+                if self.control.request({"op": "dark", "on": False}) is not None:
+                    self._dark_until = None
             if time.monotonic() - self._last_progress > self.options.table_timeout:
                 raise DealerStuck(
                     f"table {self.record.table} made no progress for "
@@ -113,7 +122,7 @@ class RemoteDealer:
             elif state == "betting":
                 self._close_betting()
             elif state == "dealing":
-                self._deal(round_id)
+                self._deal(round_id, status)
             elif state == "paused":
                 self._supervise(status)
             elif state == "closed":
@@ -152,6 +161,8 @@ class RemoteDealer:
 
     # ------------------------------------------------------------------ states
     def _start_round(self) -> None:
+        if self.camera:
+            self.control.request({"op": "clear"})  # the dealer clears the layout
         if self.game.shuffle_every_round and not self._fresh_shoe:
             self._load_shoe()
             self._fresh_shoe = True
@@ -192,15 +203,31 @@ class RemoteDealer:
             except queue.Empty:
                 return
 
-    def _deal(self, round_id: str | None) -> None:
+    def _slot(self, status: dict[str, Any]) -> str | None:
+        """The layout slot the rules call the next card to (None for a burn card)."""
+        from calibration.layout import slot_name
+
+        position, index = status.get("next_position"), status.get("next_index")
+        if position is None or position == "burn" or index is None:
+            return None
+        return position if position == "first" else slot_name(position, index)
+
+    def _lay(self, slot: str | None, code: str) -> None:
+        if self.camera and slot is not None:
+            self.control.request({"op": "lay", "slot": slot, "code": code})
+
+    def _deal(self, round_id: str | None, status: dict[str, Any]) -> None:
         if not self.shoe.wait_gate_open(2.0):
             return  # the controller has not unlocked it (yet): look again
-        if round_id is not None and self._maybe_fault(round_id):
+        if round_id is not None and self._maybe_fault(round_id, status):
             return
+        slot = self._slot(status)
         started = time.time()
         code = self.shoe.draw()
         if code is None:
             return
+        self.drawn.append(code)
+        self._lay(slot, code)
         self.record.add_draw(Draw(code, False, round_id, started))
         if self.on_draw is not None:
             self.on_draw(self.record.table, code, time.monotonic())
@@ -237,17 +264,35 @@ class RemoteDealer:
             )
 
     # ------------------------------------------------------------------ faults
-    def _maybe_fault(self, round_id: str) -> bool:
+    def _maybe_fault(self, round_id: str, status: dict[str, Any]) -> bool:
         for kind in FAULT_ORDER:
+            if kind in CAMERA_FAULTS and not self.camera:
+                continue
             rate = self.options.rate(kind)
             if rate > 0 and self.rng.random() < rate:
-                self._inject(kind, round_id)
+                self._inject(kind, round_id, status)
                 return True
         return False
 
-    def _inject(self, kind: str, round_id: str) -> None:
+    def _inject(self, kind: str, round_id: str, status: dict[str, Any]) -> None:
         table = self.record.table
         self.record.add_fault(Fault(kind, table, round_id, time.time()))
+        if kind == "blackout":
+            self.control.request({"op": "dark", "on": True})
+            self._dark_until = time.monotonic() + BLACKOUT_SECONDS  # the loop lights it again
+            self._wait_effect(kind)
+            return
+        if kind == "mismatch":
+            slot = self._slot(status)
+            started = time.time()
+            code = self.shoe.draw()
+            if code is None:
+                return
+            self.drawn.append(code)
+            self.record.add_draw(Draw(code, False, round_id, started, fault="mismatch"))
+            self._lay(slot, "2C" if code != "2C" else "3D")  # not the card the shoe read
+            self._wait_effect(kind)
+            return
         if kind == "unplug":
             self.shoe.command(f"unplug {UNPLUG_SECONDS}")
             return
@@ -282,6 +327,8 @@ class RemoteDealer:
             "lid": "lid-open",
             "misdeal": "lid-open",
             "noread": "no-read",
+            "blackout": "camera-down",
+            "mismatch": "source-mismatch",
         }.get(kind)
 
         def reacted(e: dict[str, Any]) -> bool:
@@ -306,6 +353,11 @@ class RemoteDealer:
             return
         if awaiting == "card" and cause == "no-read" and self.unread:
             self._supervisor("resume", card=self.unread[-1])
+        elif awaiting == "card" and cause == "source-mismatch" and self.drawn and (
+            "no such card" not in (status.get("reason") or "")
+        ):
+            # the supervisor looks at the card that left the shoe and confirms it by hand
+            self._supervisor("resume", card=self.drawn[-1])
         elif awaiting == "card" or cause == "void-request":
             self._supervisor("void", reason=f"supervisor voided after {cause}")
         else:

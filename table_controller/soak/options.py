@@ -21,11 +21,14 @@ DEFAULT_RATES: dict[str, float] = {
     "void": 0.004,  # dealer asks for a void
     "lid": 0.004,  # dealer opens and closes the shoe's lid mid-round
     "noread": 0.006,  # a card leaves the shoe unread
+    "blackout": 0.004,  # the camera goes dark for 3 s (camera tables)
+    "mismatch": 0.006,  # the card laid under the camera is not the one the shoe read (camera tables)
     "slow": 2,  # slow subscribers
 }
 FAULT_KINDS = tuple(DEFAULT_RATES)
 SHOE_FRAME_FAULTS = ("corrupt", "drop", "dup", "garbage")
-DEALER_FAULTS = ("unplug", "dropped", "misdeal", "void", "lid", "noread")
+DEALER_FAULTS = ("unplug", "dropped", "misdeal", "void", "lid", "noread", "blackout", "mismatch")
+CAMERA_FAULTS = ("blackout", "mismatch")
 #: Variants the tables cycle through (table 1 baccarat, table 2 teen patti, ...).
 DEFAULT_VARIANTS = ("baccarat", "teen-patti-2020", "three-face", "three-pictures")
 
@@ -77,6 +80,8 @@ class SoakOptions:
     workdir: Path | None = None  # keep journals and logs here (default: a temporary folder)
     table_timeout: float = 60.0  # a table that makes no progress this long fails the run
     python: str | None = None  # interpreter for the child processes (default: this one)
+    camera_tables: int = 0  # the first N tables also have a simulated overhead camera
+    camera_deck: str = "svg-cards"
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:

@@ -213,6 +213,7 @@ class Soak:
             token_sha256=token_digest(self.token),
             betting_seconds=o.betting_seconds,
             result_seconds=o.result_seconds,
+            camera_deck=o.camera_deck if k <= o.camera_tables else None,
         )
         controller = ControllerProcess(
             [python, "-m", "table_controller", "run", "--config", str(config)], log_file
@@ -265,6 +266,7 @@ class Soak:
                 token=self.token,
                 rng=random.Random(o.seed * 7919 + n),
                 on_draw=self.latency.drawn,
+                camera=n < o.camera_tables,
             )
             t.thread = threading.Thread(
                 target=t.dealer.run,
