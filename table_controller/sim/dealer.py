@@ -27,6 +27,15 @@ from table_controller.table.machine import IllegalInput
 log = logging.getLogger(__name__)
 
 
+def shoe_card_of(reason: str | None) -> str | None:
+    """The shoe's card named by a source-mismatch pause ("the shoe read 5C, ...",
+    "the camera did not see card 5C ..."); None when the shoe gave no card."""
+    import re
+
+    found = re.search(r"the shoe read (\w\w)|did not see card (\w\w)", reason or "")
+    return (found.group(1) or found.group(2)) if found else None
+
+
 class DealerTimeout(TableError, TimeoutError):
     """The table did not do what the simulated dealer waited for."""
 
@@ -198,7 +207,7 @@ class SimulatedDealer:
             self._lay(slot, code)
         self.stats.cards += 1
         self.watch.wait(
-            lambda e: (e["type"] == "card" and e["code"] == code)
+            lambda e: (e["type"] == "card" and e["code"] == code and e["source"] != "manual")
             or e["type"] in ("alert", "round.void")
             or (e["type"] == "table.state" and e["state"] == "paused"),
             self.timeout, f"the table to take card {code}",
@@ -266,11 +275,10 @@ class SimulatedDealer:
             if paused.get("awaiting") == "card" and cause == "no-read":
                 card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and self.shoe.drawn and (
-                "no such card" not in (paused.get("reason") or "")
-            ):
-                # the supervisor looks at the card on the layout and confirms the shoe's reading
-                self.controller.request(i.SupervisorResume(by="sim supervisor", card=self.shoe.drawn[-1]))
+            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and shoe_card_of(paused.get("reason")):
+                # the shoe is the truth of which card came out: the supervisor confirms it by hand
+                card = shoe_card_of(paused.get("reason"))
+                self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
             elif paused.get("awaiting") == "card" or cause == "void-request":
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))
             else:

@@ -23,6 +23,7 @@ from typing import Any
 
 from table_controller.errors import TableError
 from table_controller.rules.game import Game
+from table_controller.sim.dealer import shoe_card_of
 from table_controller.soak.controller_process import ControlClient
 from table_controller.soak.options import SoakOptions
 from table_controller.soak.records import Draw, Fault, TableRecord
@@ -244,7 +245,8 @@ class RemoteDealer:
         def taken(e: dict[str, Any]) -> bool:
             kind = e["type"]
             if kind == "card":
-                return e["code"] == code
+                # not a card a supervisor entered by hand: an 8-deck shoe has 8 of each code
+                return e["code"] == code and e.get("source") != "manual"
             if kind == "snapshot":
                 state = (e.get("state") or {}).get("state")
                 return state not in ("dealing", "paused") or any(
@@ -353,11 +355,9 @@ class RemoteDealer:
             return
         if awaiting == "card" and cause == "no-read" and self.unread:
             self._supervisor("resume", card=self.unread[-1])
-        elif awaiting == "card" and cause == "source-mismatch" and self.drawn and (
-            "no such card" not in (status.get("reason") or "")
-        ):
-            # the supervisor looks at the card that left the shoe and confirms it by hand
-            self._supervisor("resume", card=self.drawn[-1])
+        elif awaiting == "card" and cause == "source-mismatch" and shoe_card_of(status.get("reason")):
+            # the shoe is the truth of which card came out: the supervisor confirms it by hand
+            self._supervisor("resume", card=shoe_card_of(status.get("reason")))
         elif awaiting == "card" or cause == "void-request":
             self._supervisor("void", reason=f"supervisor voided after {cause}")
         else:
