@@ -247,7 +247,7 @@ class TableController:
         if isinstance(event, CameraSaw):
             return self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
         if isinstance(event, i.Tick):
-            return [event, *self.fusion.tick(now)]
+            return [event, *self.fusion.tick(now, dealing)]
         return [event]
 
     def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:

@@ -115,22 +115,28 @@ class CardFusion:
         return [i.CameraDown()]
 
     # ------------------------------------------------------------------ time
-    def tick(self, now: float) -> list[i.TableInput]:
-        """Shoe cards the camera never confirmed, camera cards the shoe never named."""
-        out: list[i.TableInput] = []
-        while self.pending and now - self.pending[0].since >= self.confirm_seconds:
+    def tick(self, now: float, dealing: bool = True) -> list[i.TableInput]:
+        """Shoe cards the camera never confirmed, camera cards the shoe never named.
+
+        One at a time, and only while dealing: each one pauses the round until a
+        supervisor settles it, and the next waits its turn (none is dropped).
+        """
+        if not dealing:
+            return []
+        if self.pending and now - self.pending[0].since >= self.confirm_seconds:
             late = self.pending.pop(0)
-            out.append(i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s"))
-        keep = []
-        for seen in self.unmatched:
+            for waiting in self.pending:  # the next cards' wait starts after this one is settled
+                waiting.since = max(waiting.since, now)
+            return [i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s")]
+        for k, seen in enumerate(self.unmatched):
             # A camera card may be ahead of a shoe frame that the link is still re-sending:
             # wait longer for the shoe than for the camera.
             if now - seen.since >= 3 * self.confirm_seconds:
-                out.append(i.CameraMismatch(f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"))
-            else:
-                keep.append(seen)
-        self.unmatched = keep
-        return out
+                del self.unmatched[k]
+                return [i.CameraMismatch(
+                    f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"
+                )]
+        return []
 
     # ------------------------------------------------------------------ helpers
     def expected_slot(self, deal: Deal, extra: int) -> Slot | None:

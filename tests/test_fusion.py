@@ -103,3 +103,16 @@ def test_camera_only_table_takes_cards_from_the_camera() -> None:
 
 def test_shoe_only_passes_cards_straight_through() -> None:
     assert CardFusion("shoe").shoe_card("AS", deal_with("baccarat"), True, 0.0) == [i.CardDrawn("AS", "shoe")]
+
+
+def test_two_unconfirmed_cards_pause_one_at_a_time_and_none_is_dropped() -> None:
+    f = CardFusion("shoe+camera", confirm_seconds=3)
+    deal = deal_with("baccarat")
+    f.shoe_card("8C", deal, True, 0.0)
+    f.shoe_card("6D", deal, True, 0.0)
+    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 8C within 3 s")]
+    assert f.tick(3.5, dealing=False) == []  # paused: the supervisor settles 8C first
+    assert [p.code for p in f.pending] == ["6D"]
+    deal.place(parse_card("8C"))  # confirmed by hand
+    assert f.tick(5.9) == []
+    assert f.tick(6.0) == [i.CameraMismatch("the camera did not see card 6D within 3 s")]
