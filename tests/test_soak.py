@@ -82,20 +82,3 @@ def test_an_unknown_variant_is_a_clear_error() -> None:
     assert "--variants:" in done.stderr and "poker" in done.stderr
     assert "Traceback" not in done.stderr
 
-
-@pytest.mark.slow
-def test_soak_with_a_camera_table_checks_camera_faults_too(tmp_path: Path) -> None:
-    pytest.importorskip("cv2")
-    from cardart import deck_or_skip
-
-    deck_or_skip("svg-cards")
-    done = _soak(
-        "--tables", "2", "--rounds", "8", "--seed", "7", "--variants", "baccarat,three-face",
-        "--faults", "all,blackout=0.05,mismatch=0.06,noread=0.02", "--kill-every", "12",
-        "--camera-tables", "1", "--json",
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(done.stdout)
-    assert report["checks"] == {name: True for name in CHECKS}
-    faults = report["counts"]["faults"]
-    assert faults["blackout"] + faults["mismatch"] > 0
