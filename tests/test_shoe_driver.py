@@ -158,7 +158,7 @@ def test_link_down_within_2_5_s_of_the_shoe_going_silent_at_real_timings(cleanup
     silent_at = time.monotonic()
     assert rec.wait_for_type(LinkDown, 3.0)
     elapsed = time.monotonic() - silent_at
-    assert 1.0 <= elapsed <= 2.5
+    assert 2.5 >= elapsed >= 1.0
     assert not driver.is_up
 
 
