@@ -210,7 +210,8 @@ class TableController:
         except IllegalInput as e:
             rejected = e
         if any(d.type in ("round.result", "round.void") for d in drafts):
-            self.fusion.reset()
+            for leftover in self.fusion.reset():
+                drafts += self.machine.handle(leftover, now)
         ack = self._frame_to_ack(shoe_event)
         events = self._commit(drafts, link=ack.link if ack is not None else None)
         if ack is not None and self.shoe is not None:

@@ -46,10 +46,14 @@ class CardFusion:
         self.pending: list[_Pending] = []
         self.unmatched: list[_Sighting] = []
 
-    def reset(self) -> None:
-        """A round ended: nothing is pending any more."""
+    def reset(self) -> list[i.TableInput]:
+        """A round ended. Shoe cards still waiting for the camera are handed back as plain
+        shoe cards (the table then records them as cards the round did not call for):
+        a card that left the shoe is never dropped silently."""
+        leftover: list[i.TableInput] = [i.CardDrawn(p.code, "shoe", p.shoe_count) for p in self.pending]
         self.pending.clear()
         self.unmatched.clear()
+        return leftover
 
     # ------------------------------------------------------------------ shoe
     def shoe_card(

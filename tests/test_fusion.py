@@ -116,3 +116,11 @@ def test_two_unconfirmed_cards_pause_one_at_a_time_and_none_is_dropped() -> None
     deal.place(parse_card("8C"))  # confirmed by hand
     assert f.tick(5.9) == []
     assert f.tick(6.0) == [i.CameraMismatch("the camera did not see card 6D within 3 s")]
+
+
+def test_cards_still_waiting_when_the_round_ends_are_handed_back_not_dropped() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("7S", deal, True, 0.0, shoe_count=41)
+    assert f.reset() == [i.CardDrawn("7S", "shoe", 41)]
+    assert f.pending == [] and f.reset() == []
