@@ -246,10 +246,38 @@ class TableController:
         if isinstance(event, i.CardDrawn) and event.source == "shoe" and self.fusion.mode != "shoe":
             return self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
         if isinstance(event, CameraSaw):
-            return self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
+            fused = self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
+            confirmed = [x for x in fused if isinstance(x, i.CardDrawn)]
+            return self._unless_extra_cards(confirmed[0].code, fused) if confirmed else fused
         if isinstance(event, i.Tick):
             return [event, *self.fusion.tick(now, dealing)]
+        if isinstance(event, i.SupervisorResume) and event.card is not None:
+            return self._unless_extra_cards(event.card, [event])
         return [event]
+
+    def _unless_extra_cards(self, code: str, inputs: list[Any]) -> list[Any]:
+        """A card that completes the round while later shoe cards already wait for the
+        camera: those cards are extra (games.md: a misdeal), so the round is voided
+        instead of settled."""
+        from table_controller.rules.cards import parse_card
+        from table_controller.errors import CardError
+
+        deal = self.machine.deal
+        if deal is None or not self.fusion.pending:
+            return inputs
+        try:
+            card = parse_card(code)
+        except CardError:
+            return inputs
+        hands = {p: list(cards) for p, cards in deal.hands.items()}
+        position = deal.game.next_position(hands, deal.dealt)
+        if position is None:
+            return inputs
+        hands[position].append(card)
+        if deal.game.next_position(hands, deal.dealt + 1) is not None:
+            return inputs
+        extra = self.fusion.pending[0].code
+        return [i.ExtraCard(f"card {extra} left the shoe after the round's last card {code}")]
 
     def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
         if not drafts and link is None:

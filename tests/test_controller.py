@@ -161,3 +161,27 @@ def test_loop_sends_heartbeats_when_idle(tmp_path: Path, factory: MockFactory) -
         loop.join()
     heartbeats = [e for e in journal.events() if e["type"] == "heartbeat"]
     assert len(heartbeats) >= 3 and heartbeats[0]["state"] == "idle"
+
+
+def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(tmp_path: Path, factory: MockFactory) -> None:
+    from table_controller.fusion import CameraSaw
+
+    game = load_game("teen-patti-2020")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant=game.variant.id)
+    c = TableController(game, journal, table="T01", has_shoe=False, clock=Clock(),
+                        card_sources=("shoe", "camera"))
+    c.restore()
+    c.step(i.StartRound())
+    c.step(i.CloseBetting())
+    for k, (code, slot) in enumerate(zip(("AS", "KD", "QH", "2C", "3D"), ("a", "b", "a", "b", "a"))):
+        c.step(i.CardDrawn(code, "shoe"))
+        c.step(CameraSaw(slot, k // 2, code))
+    c.step(i.CardDrawn("4S", "shoe"))  # the round's last card, not yet seen by the camera
+    c.step(i.CardDrawn("9H", "shoe"))  # one card too many, drawn before the round was settled
+    events = c.step(CameraSaw("b", 2, "4S"))
+    assert [e["type"] for e in events][:3] == ["alert", "round.void", "table.state"]
+    assert events[0]["kind"] == "wrong-order"
+    assert events[1]["reason"] == "misdeal: card 9H left the shoe after the round's last card 4S"
+    leftover = [e for e in events if e["type"] == "alert"][1:]
+    assert [a["detail"] for a in leftover] == ["card 9H drawn outside a round"]
+    assert not [e for e in journal.events() if e["type"] == "round.result"]

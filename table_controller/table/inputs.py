@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "CameraDown", "CameraMismatch", "CardDrawn", "CardDropped", "CardMisplaced", "CloseBetting",
-    "DeviceFault", "ExposedCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
+    "DeviceFault", "ExposedCard", "ExtraCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
     "ShoeNew", "ShoeRestarted", "StartRound", "SupervisorResume", "SupervisorVoid", "TableInput",
     "Tick", "VoidRequest",
 ]
@@ -69,6 +69,13 @@ class ExposedCard:
 @dataclass(frozen=True)
 class CardMisplaced:
     """A card was laid at another position than the rules called for (camera)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class ExtraCard:
+    """A card left the shoe after the round's last card: a card the rules did not call for."""
 
     detail: str
 
@@ -161,7 +168,7 @@ class SupervisorVoid:
 
 
 TableInput = (
-    StartRound | CloseBetting | Tick | CardDrawn | NoRead | CardDropped | ExposedCard
+    StartRound | CloseBetting | Tick | CardDrawn | NoRead | CardDropped | ExposedCard | ExtraCard
     | CardMisplaced | CameraMismatch | CameraDown | VoidRequest | ShoeNew | ShoeCut | ShoeEmpty
     | LidChanged | LinkChanged | ShoeRestarted | DeviceFault | SupervisorResume | SupervisorVoid
 )

@@ -292,6 +292,9 @@ class TableMachine:
     def _on_ExposedCard(self, e: i.ExposedCard) -> None:
         self._misdeal("exposed-card", e.detail)
 
+    def _on_ExtraCard(self, e: i.ExtraCard) -> None:
+        self._misdeal("wrong-order", e.detail)
+
     def _on_CardMisplaced(self, e: i.CardMisplaced) -> None:
         self._misdeal("wrong-position", e.detail)
 
