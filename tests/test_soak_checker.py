@@ -277,3 +277,13 @@ def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == set()
     assert result.counts["cards_in_voided_rounds"] == 1
+
+
+def test_a_burn_card_labelled_with_a_round_the_reload_voided_still_matches() -> None:
+    from table_controller.soak.checker import _same_card
+
+    burn = {"code": "6C", "source": "shoe", "position": "burn", "round": None}
+    assert _same_card(Draw("6C", False, "T01-000001", 0.0), burn)
+    assert not _same_card(Draw("6D", False, "T01-000001", 0.0), burn)
+    dealt = {"code": "6C", "source": "shoe+camera", "position": "player", "round": "T01-000002"}
+    assert not _same_card(Draw("6C", False, "T01-000001", 0.0), dealt)

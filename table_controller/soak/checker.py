@@ -237,7 +237,9 @@ def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
         return False
 
     if card["position"] == "burn":
-        return draw.round is None
+        # The dealer labels a draw with the round it last saw; when a reloaded shoe voided
+        # that round, its first burn card still carries the old label.
+        return True
     return draw.round == card["round"]
 
 
