@@ -291,7 +291,10 @@ def check_causes(
             reason = e.get("reason") or ""
             injected = by_round.get(round_id, set())
             alert = last_alert.get(round_id)
-            if reason.startswith("misdeal:"):
+            if reason.startswith("misdeal:") and "left the shoe after the round's last card" in reason:
+                # a card drawn while the last one waited for the camera (after a restart or a camera fault)
+                explained = camera_fault_near(_ts(e)) or link_fault_near(_ts(e))
+            elif reason.startswith("misdeal:"):
                 explained = (alert == "dropped-card" and "dropped" in injected) or (
                     alert == "wrong-order" and "misdeal" in injected
                 )
