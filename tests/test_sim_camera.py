@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from cardart import deck_or_skip
 from sim_helpers import journal_events, open_round_by_hand
@@ -21,14 +24,22 @@ def test_cards_count_as_shoe_and_camera(tmp_path: Path) -> None:
     assert verify_journal(journal).ok
 
 
-def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) -> None:
+@contextmanager
+def first_card_of_a_round(tmp_path: Path) -> Iterator[tuple[Any, Any, str]]:
+    """A camera table with a round open and its first card just drawn: (sim, dealer, code)."""
     deck_or_skip("svg-cards")
     sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=3,
                                     journal=tmp_path / "T01.sqlite", camera="svg-cards"))
     dealer = sim.start()
     try:
         open_round_by_hand(sim, dealer)
-        code = sim.shoe.draw()
+        yield sim, dealer, sim.shoe.draw()
+    finally:
+        sim.close()
+
+
+def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) -> None:
+    with first_card_of_a_round(tmp_path) as (_sim, dealer, code):
         wrong = "2C" if code != "2C" else "3C"
         dealer.camera.place("a1", wrong)  # the card on the layout is not the one the shoe read
         alert = dealer.watch.wait(lambda e: e["type"] == "alert", 15, "the mismatch alert")
@@ -36,23 +47,13 @@ def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) 
         assert alert["detail"] == f"the shoe read {code}, the camera read {wrong} at a[0]"
         paused = dealer.watch.wait(lambda e: e["type"] == "table.state", 10, "the pause")
         assert (paused["state"], paused["awaiting"]) == ("paused", "card")
-    finally:
-        sim.close()
 
 
 def test_a_card_laid_off_every_position_voids_the_round(tmp_path: Path) -> None:
-    deck_or_skip("svg-cards")
-    sim = SimulatedTable(SimOptions(variant="teen-patti-2020", speed=0, seed=3,
-                                    journal=tmp_path / "T01.sqlite", camera="svg-cards"))
-    dealer = sim.start()
-    try:
-        open_round_by_hand(sim, dealer)
-        code = sim.shoe.draw()
+    with first_card_of_a_round(tmp_path) as (_sim, dealer, code):
         dealer.camera.place(None, code)
         void = dealer.watch.wait(lambda e: e["type"] == "round.void", 15, "the void")
         assert void["reason"] == f"misdeal: card {code} seen off every position"
-    finally:
-        sim.close()
 
 
 def test_camera_faults_void_or_pause_with_their_own_alert_and_the_journal_verifies(tmp_path: Path) -> None:

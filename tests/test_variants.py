@@ -168,7 +168,7 @@ def test_unknown_bet(tmp_path: Path) -> None:
 def test_float_money_is_refused(tmp_path: Path) -> None:
     msg = error_of(baccarat_with(tmp_path, 'win = "0.95"', "win = 0.95"))
     assert "studio.toml" in msg and "bets.banker.win" in msg
-    assert 'write money as a string such as "0.95"' in msg
+    assert 'write money as a string such as "0.5"' in msg
 
 
 def test_negative_money_is_refused(tmp_path: Path) -> None:

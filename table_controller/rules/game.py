@@ -22,7 +22,7 @@ PUSH = Decimal(0)
 
 
 def money_text(amount: Decimal) -> str:
-    """A decimal as events.md writes it: ``"0.95"``, ``"-1"``, ``"0"``, ``"1000"``."""
+    """A decimal as events.md writes it: ``"0.5"``, ``"-1"``, ``"0"``, ``"1000"``."""
     return format(amount, "f")
 
 

@@ -16,7 +16,7 @@ A variant is a TOML file::
     [bets.player_pair]
     win = "11"
 
-Money is written as a string (``"0.95"``) or an integer; a TOML float is
+Money is written as a string (``"0.5"``) or an integer; a TOML float is
 refused because it is binary floating point. Each game declares which options
 and bets it understands (:class:`OptionSpec`, :class:`BetSpec`); anything else
 is an error naming the file and the key.
@@ -108,7 +108,7 @@ def parse_money(value: Any, where: str) -> Decimal:
     """A non-negative decimal amount from a string or an integer; floats are refused."""
     if isinstance(value, bool) or isinstance(value, float):
         raise VariantError(
-            f"{where}: write money as a string such as \"0.95\" (got {value!r}; "
+            f"{where}: write money as a string such as \"0.5\" (got {value!r}; "
             "a TOML float is binary floating point)"
         )
     if isinstance(value, int):
