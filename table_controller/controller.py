@@ -27,6 +27,9 @@ from table_controller.table.machine import Draft, IllegalInput, TableMachine
 
 log = logging.getLogger(__name__)
 
+#: How long a start-round press may wait for the shoe to confirm that its gate is locked.
+GATE_CONFIRM_SECONDS = 2.0
+
 EventListener = Callable[[dict[str, Any]], None]
 
 
@@ -90,6 +93,10 @@ class TableController:
         self._queue: queue.Queue[Posted] = queue.Queue()
         self._last_sent = 0.0
         self._gate_open: bool | None = None
+        #: The shoe reported its gate locked after our latest LOCK: every card it drew
+        #: before the lock has arrived (frames come in order), so a round may start.
+        self._lock_confirmed = False
+        self._held_starts: list[tuple[Posted, float]] = []
         self._deferred_ack: Any = None
         self._had_shoe_session = journal.link_state is not None
         #: Set while the shoe link is up (or the table has no shoe).
@@ -156,6 +163,7 @@ class TableController:
             try:
                 if item is not None:
                     self._apply(item)
+                self._release_held_starts()
                 self.step(i.Tick())
                 if self.clock() - self._last_sent >= self.heartbeat_seconds:
                     self._commit([Draft("heartbeat", self.machine.round_id, {"state": self.machine.state})])
@@ -173,25 +181,57 @@ class TableController:
             deadlines.append(m.betting_ends)
         if m.state == "result":
             deadlines.append(m.state_since + m.result_seconds)
-        if self.fusion.pending or self.fusion.unmatched:
-            deadlines.append(now + 0.1)
+        if self.fusion.pending or self.fusion.unmatched or self._held_starts:
+            deadlines.append(now + 0.05 if self._held_starts else now + 0.1)
         # Capped so that a stop request is noticed within a quarter second.
         return max(0.0, min(min(deadlines) - now, 0.25))
 
     def _apply(self, item: Posted) -> None:
+        if isinstance(item.input, i.StartRound) and self._waiting_for_gate_lock():
+            self._held_starts.append((item, self.clock()))
+            return
         self.stats.inputs += 1
         try:
             events = self.step(item.input, item.shoe_event)
         except IllegalInput as e:
-            self.stats.rejected += 1
-            log.warning("table %s: %s", self.table, e)
-            if self.panel is not None:
-                self.panel.buzz()
-            if item.reply is not None:
-                item.reply.put(e)
+            self._reject(item, e)
             return
         if item.reply is not None:
             item.reply.put(events)
+
+    def _reject(self, item: Posted, error: IllegalInput) -> None:
+        self.stats.rejected += 1
+        log.warning("table %s: %s", self.table, error)
+        if self.panel is not None:
+            self.panel.buzz()
+        if item.reply is not None:
+            item.reply.put(error)
+
+    def _waiting_for_gate_lock(self) -> bool:
+        """A new round must wait until the shoe confirmed the lock that ended the last one.
+
+        A card drawn just before the lock took effect may still be on its way
+        (or be re-sent after a restart); it belongs to the round that ended, so
+        no new round may be dealing when it arrives. With the link down the
+        machine rejects the start with its own reason.
+        """
+        return self.shoe is not None and self.machine.link_up and not self._lock_confirmed
+
+    def _release_held_starts(self) -> None:
+        if not self._held_starts:
+            return
+        if not self._waiting_for_gate_lock():
+            held, self._held_starts = self._held_starts, []
+            for item, _ in held:
+                self._apply(item)
+            return
+        now = self.clock()
+        while self._held_starts and now - self._held_starts[0][1] >= GATE_CONFIRM_SECONDS:
+            item, _ = self._held_starts.pop(0)
+            self._reject(item, IllegalInput(
+                f"cannot start a round: the shoe did not confirm within {GATE_CONFIRM_SECONDS:g} s "
+                "that its gate is locked"
+            ))
 
     def step(self, event: Any, shoe_event: Any = None) -> list[dict[str, Any]]:
         """Apply one input now (in the loop's thread): journal, publish, act.
@@ -200,8 +240,13 @@ class TableController:
         committed (and the shoe frame recorded) before the rejection is raised.
         """
         now = self.clock()
-        if type(shoe_event).__name__ in ("Hello", "LinkUp"):
+        kind = type(shoe_event).__name__
+        if kind in ("Hello", "LinkUp"):
             self._gate_open = None  # a new shoe session starts locked: say again what the gate must be
+        elif self._gate_open is False and (
+            (kind == "Gate" and shoe_event.is_locked) or (kind == "ShoeStatus" and shoe_event.gate_locked)
+        ):
+            self._lock_confirmed = True
         drafts: list[Draft] = []
         rejected: IllegalInput | None = None
         try:
@@ -312,7 +357,12 @@ class TableController:
             self.link_ready.clear()
         if self.shoe is not None and m.gate_should_be_open != self._gate_open:
             self._gate_open = m.gate_should_be_open
-            self.shoe.unlock() if self._gate_open else self.shoe.lock()
+            self._lock_confirmed = False
+            if self._gate_open:
+                self.shoe.unlock()
+            else:
+                self.shoe.lock()
+                self.shoe.status()  # answered even by a shoe that reports GATE only on a change
         if self.panel is not None:
             self.panel.show(m.state)
             if any(e["type"] == "alert" and e["severity"] != "info" for e in events):

@@ -185,3 +185,75 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(tmp_p
     leftover = [e for e in events if e["type"] == "alert"][1:]
     assert [a["detail"] for a in leftover] == ["card 9H drawn outside a round"]
     assert not [e for e in journal.events() if e["type"] == "round.result"]
+
+
+class RecordingShoe:
+    """The driver's command side, recorded (frames are fed in with ``on_shoe_event``)."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    def lock(self) -> None:
+        self.commands.append("LOCK")
+
+    def unlock(self) -> None:
+        self.commands.append("UNLOCK")
+
+    def status(self) -> None:
+        self.commands.append("STATUS")
+
+    def ack(self, event: object) -> None:
+        pass
+
+
+def test_a_round_starts_only_after_the_shoe_confirms_the_lock_so_a_late_card_stays_out_of_it(
+    tmp_path: Path,
+) -> None:
+    """A card drawn before the lock that ended a round (its frame late, e.g. re-sent after a
+    restart) must not be dealt into the next round: the start waits for the shoe's answer."""
+    from firmware_interfaces.shoe import events as shoe
+
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
+    clock = Clock()
+    c = TableController(game, journal, table="T01", clock=clock, shoe=RecordingShoe())
+    c.restore()
+    seq = iter(range(1, 100))
+
+    def frame(event_type: type, *args: object) -> None:
+        c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", next(seq))))
+        drain(c)
+        c._release_held_starts()
+
+    c.on_shoe_event(shoe.LinkUp())
+    drain(c)
+    assert c.shoe.commands[-2:] == ["LOCK", "STATUS"]
+    c.post(i.StartRound(by="dealer"))
+    drain(c)
+    c._release_held_starts()
+    assert c.machine.state == "idle"  # held: the shoe has not answered yet
+    frame(shoe.CardDrawn, "8C", "RO", 22)  # drawn before the lock took effect
+    assert c.machine.state == "idle"
+    frame(shoe.ShoeStatus, True, False, 22)
+    assert c.machine.state == "betting"
+    alerts = [e for e in journal.events() if e["type"] == "alert"]
+    assert [a["detail"] for a in alerts] == ["card 8C drawn outside a round"]
+    assert not [e for e in journal.events() if e["type"] == "card"]
+
+
+def test_a_start_the_shoe_never_confirms_is_rejected_not_kept_forever(tmp_path: Path) -> None:
+    from firmware_interfaces.shoe import events as shoe
+
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
+    clock = Clock()
+    c = TableController(game, journal, table="T01", clock=clock, shoe=RecordingShoe())
+    c.restore()
+    c.on_shoe_event(shoe.LinkUp())
+    drain(c)
+    c.post(i.StartRound(by="dealer"))
+    drain(c)
+    assert c._held_starts
+    clock.now += 2.5
+    c._release_held_starts()
+    assert not c._held_starts and c.stats.rejected == 1 and c.machine.state == "idle"
