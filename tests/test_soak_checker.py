@@ -14,7 +14,7 @@ from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E
 
 from table_controller.errors import ConfigError  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
-from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
+from table_controller.soak.checker import CHECKS, _ts, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
 from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord  # noqa: E402
 
@@ -31,6 +31,11 @@ def _snapshot(seq: int) -> dict[str, Any]:
     }
 
 
+def _drawn(card: dict[str, Any], **kw: Any) -> Draw:
+    """The shoe's record of a journaled card: drawn just before the controller journaled it."""
+    return Draw(card["code"], False, card["round"], _ts(card) - 0.01, count=card.get("shoe_count"), **kw)
+
+
 def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str, Any]]]:
     path = tmp_path / "T01.sqlite"
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
@@ -38,7 +43,7 @@ def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str,
     record = TableRecord("T01", "baccarat", str(path))
     for e in events:
         if e["type"] == "card":
-            record.draws.append(Draw(e["code"], False, e["round"], 0.0))
+            record.draws.append(_drawn(e))
     return record, events
 
 
@@ -60,7 +65,7 @@ def test_a_sound_run_passes_every_check(tmp_path: Path) -> None:
 
 def test_a_card_the_shoe_drew_but_the_journal_lacks_fails_cards_accounted(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
-    record.draws.insert(3, Draw("AS", False, "R1", 0.0))
+    record.draws.insert(3, Draw("AS", False, None, record.draws[3].at))
     assert _failed(check_run([record], _stream(events), {}, [])) == {"cards_accounted"}
 
 
@@ -108,7 +113,7 @@ def test_a_wrong_result_fails_the_rejudging(tmp_path: Path) -> None:
                 ),
             ]
         )
-    draws = [Draw(c, False, "R1", 0.0) for c in ("9S", "2H", "KD", "3C")]
+    draws = [_drawn(e) for e in events if e["type"] == "card"]
     record = TableRecord("T01", "baccarat", str(path), draws=draws)
     result = check_run([record], _stream(events), {}, [])
     # The project's verify_journal sees it too; the soak's own re-judging must say why.
@@ -150,7 +155,7 @@ def test_a_void_without_an_injected_cause_fails_and_with_one_passes(tmp_path: Pa
         )
     record = TableRecord("T01", "baccarat", str(path))
     assert _failed(check_run([record], _stream(events), {}, [])) == {"voids_and_pauses_explained"}
-    record.faults.append(Fault("dropped", "T01", "R1", 0.0))
+    record.faults.append(Fault("dropped", "T01", "R1", _ts(events[1])))
     assert _failed(check_run([record], _stream(events), {}, [])) == set()
 
 
@@ -266,24 +271,104 @@ def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(
                 draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
             ]
         )
+    cards = [e for e in events if e["type"] == "card"]
+    wrong_order = next(e for e in events if e["type"] == "alert" and e["kind"] == "wrong-order")
     draws = [
-        Draw("9S", False, "R1", 0.0),
-        Draw("8S", False, "R1", 0.0, fault="misdeal"),
-        *[Draw(c, False, "R2", 0.0) for c in ("8S", "2H", "KD", "3C")],
+        _drawn(cards[0]),
+        Draw("8S", False, "R1", _ts(wrong_order) - 0.01, fault="misdeal"),
+        *[_drawn(c) for c in cards[1:]],
     ]
     record = TableRecord(
-        "T01", "baccarat", str(path), draws=draws, faults=[Fault("misdeal", "T01", "R1", 0.0)]
+        "T01", "baccarat", str(path), draws=draws,
+        faults=[Fault("misdeal", "T01", "R1", _ts(wrong_order) - 0.02)],
     )
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == set()
     assert result.counts["cards_in_voided_rounds"] == 1
 
 
-def test_a_burn_card_labelled_with_a_round_the_reload_voided_still_matches() -> None:
-    from table_controller.soak.checker import _same_card
+def _late_card_journal(path: Path) -> list[dict[str, Any]]:
+    """R1 voided before its 8C (count 22) arrived; R2 then dealt four cards (a natural)."""
+    from table_controller.rules import load_game
+    from table_controller.rules.cards import parse_card
 
-    burn = {"code": "6C", "source": "shoe", "position": "burn", "round": None}
-    assert _same_card(Draw("6C", False, "T01-000001", 0.0), burn)
-    assert not _same_card(Draw("6D", False, "T01-000001", 0.0), burn)
-    dealt = {"code": "6C", "source": "shoe+camera", "position": "player", "round": "T01-000002"}
-    assert not _same_card(Draw("6C", False, "T01-000001", 0.0), dealt)
+    clock = TickingClock()
+    deal, _ = load_game("baccarat").deal([parse_card(c) for c in ("9S", "2H", "KD", "3C")])
+    with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+        return journal.append(
+            [
+                draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+                draft("round.void", "R1", clock=clock, reason="supervisor voided after source-mismatch",
+                      refund=True),
+                draft("table.state", None, clock=clock, state="idle", reason=None),
+                draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R2", clock=clock, state="dealing", reason=None),
+                *[
+                    draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe",
+                          shoe_count=n)
+                    for p, i, c, n in (
+                        ("player", 0, "9S", 23),
+                        ("banker", 0, "2H", 24),
+                        ("player", 1, "KD", 25),
+                        ("banker", 1, "3C", 26),
+                    )
+                ],
+                draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
+            ]
+        )
+
+
+def test_cards_are_matched_by_the_shoes_count_and_the_round_by_time_not_by_the_dealers_label(
+    tmp_path: Path,
+) -> None:
+    """Regression: the remote dealer labels a draw with the round it last saw, which under
+    camera delays can be the previous one; the checker goes by count and journal times."""
+    path = tmp_path / "T01.sqlite"
+    events = _late_card_journal(path)
+    r1_dealing = _ts(events[1])
+    draws = [
+        Draw("8C", False, "R1", r1_dealing + 0.01, fault="mismatch", count=22),
+        *[
+            Draw(e["code"], False, "R1", _ts(e) - 0.01, count=e["shoe_count"])  # stale label
+            for e in events if e["type"] == "card"
+        ],
+    ]
+    record = TableRecord(
+        "T01", "baccarat", str(path), draws=draws,
+        faults=[Fault("mismatch", "T01", "R1", r1_dealing + 0.01)],
+    )
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == set()
+    assert result.counts["cards_in_voided_rounds"] == 1
+
+
+def test_a_card_drawn_in_a_voided_round_but_dealt_into_the_next_one_fails(tmp_path: Path) -> None:
+    """Regression: 8C left the shoe in R1 (voided before its frame came); the controller
+    must not deal it into R2. Here the journal says it did: the checker must catch it."""
+    path = tmp_path / "T01.sqlite"
+    events = _late_card_journal(path)
+    first = next(e for e in events if e["type"] == "card")
+    draws = [Draw("9S", False, "R2", _ts(events[1]) + 0.01, count=23)]  # drawn during R1
+    draws += [_drawn(e) for e in events if e["type"] == "card" and e is not first]
+    record = TableRecord(
+        "T01", "baccarat", str(path), draws=draws,
+        faults=[Fault("mismatch", "T01", "R1", _ts(events[1]) + 0.01)],
+    )
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    assert result.problems["cards_accounted"] == [
+        f"T01: card 9S drawn in round R1 is journaled in round R2 (seq {first['seq']})"
+    ]
+
+
+def test_one_shoe_count_journaled_twice_fails(tmp_path: Path) -> None:
+    path = tmp_path / "T01.sqlite"
+    events = _late_card_journal(path)
+    tamper(path, "UPDATE events SET body = replace(body, '\"shoe_count\":24', '\"shoe_count\":23')")
+    events = [dict(e, shoe_count=23) if e.get("shoe_count") == 24 else e for e in events]
+    record = TableRecord("T01", "baccarat", str(path),
+                         draws=[_drawn(e) for e in events if e["type"] == "card"])
+    result = check_run([record], _stream(events), {}, [])
+    assert "cards_accounted" in _failed(result)
+    assert any("card 23 journaled 2 times" in p for p in result.problems["cards_accounted"])

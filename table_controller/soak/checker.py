@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -200,47 +201,117 @@ def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) 
             result.add("settled_once", f"{table}: round {round_id} was never settled")
 
 
+class RoundClock:
+    """Which round was in play at a wall-clock time, and which shoe, from the journal's times.
+
+    A card can only leave a gated shoe after the controller journaled the
+    round's start (and a new shoe's ``shoe new``) and unlocked the gate, so the
+    round a draw belongs to is the last one started before it. The soak's own
+    labels are not used: the dealer learns the round from the table and can be
+    a step behind.
+    """
+
+    def __init__(self, journal: JournalRows) -> None:
+        self.starts = [(_ts(e), e["round"]) for e in journal.events if e["type"] == "round.start"]
+        self.new_shoes = [
+            _ts(e) for e in journal.events if e["type"] == "shoe" and e.get("event") == "new"
+        ]
+
+    def round_at(self, at: float) -> str | None:
+        k = bisect_right([t for t, _ in self.starts], at)
+        return self.starts[k - 1][1] if k else None
+
+    def shoe_at(self, at: float) -> int:
+        """How many shoes had been loaded (and journaled) by ``at``."""
+        return bisect_right(self.new_shoes, at)
+
+
 def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) -> None:
-    """Match the cards the shoe printed, in order, with the journaled card events."""
+    """Match every card the shoe printed with one journaled card event.
+
+    A read card is found by its shoe and its count (the shoe's number for it,
+    journaled as ``shoe_count``); a card the supervisor entered by hand (a
+    no-read, a shoe/camera disagreement) by its code within the round it was
+    drawn in. A dealt card must be journaled in that round; a card not
+    journaled at all is accounted for only if that round was voided.
+    """
     table = record.table
+    clock = RoundClock(journal)
     voided = {e["round"] for e in journal.events if e["type"] == "round.void"}
-    cards = [e for e in journal.events if e["type"] == "card"]
-    j = 0
+    by_count: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    by_hand: list[dict[str, Any]] = []
+    shoe = 0
+    for e in journal.events:
+        if e["type"] == "shoe" and e.get("event") == "new":
+            shoe += 1
+        elif e["type"] == "card":
+            if e.get("shoe_count") is not None:
+                by_count[(shoe, e["shoe_count"])].append(e)
+            else:
+                by_hand.append(e)
+    for (n, count), cards in by_count.items():
+        if len(cards) > 1:
+            seqs = ", ".join(str(c["seq"]) for c in cards)
+            result.add(
+                "cards_accounted", f"{table}: shoe {n} card {count} journaled {len(cards)} times (seq {seqs})"
+            )
+    used: set[int] = set()
     for draw in record.draws:
-        if j < len(cards) and _same_card(draw, cards[j]):
-            j += 1
+        drawn_in = clock.round_at(draw.at)
+        card = _journaled(draw, by_count.get((clock.shoe_at(draw.at), draw.count or -1), []), used)
+        if card is None:
+            card = _entered_by_hand(draw, drawn_in, by_hand, used)
+        if card is not None:
+            used.add(card["seq"])
+            if card["position"] != "burn" and card["round"] != drawn_in:
+                result.add(
+                    "cards_accounted",
+                    f"{table}: card {draw.code} drawn in round {drawn_in} "
+                    f"is journaled in round {card['round']} (seq {card['seq']})",
+                )
             continue
-        if draw.round in voided:  # the void itself must be explained (check_causes)
+        if drawn_in in voided:  # the void itself must be explained (check_causes)
             result.counts["cards_in_voided_rounds"] += 1
             continue
         result.add(
             "cards_accounted",
             f"{table}: card {draw.code} ({'unread' if draw.unread else 'read'}, "
-            f"round {draw.round}) is not in the journal at its place "
-            "and its round was not voided for it",
+            f"count {draw.count}, round {drawn_in}) is not in the journal "
+            "and its round was not voided",
         )
-    for card in cards[j:]:
-        result.add(
-            "cards_accounted",
-            f"{table}: journal card {card['code']} (seq {card['seq']}) was not drawn by the shoe",
-        )
+    for e in journal.events:
+        if e["type"] == "card" and e["seq"] not in used:
+            result.add(
+                "cards_accounted",
+                f"{table}: journal card {e['code']} (seq {e['seq']}) was not drawn by the shoe",
+            )
 
 
-def _same_card(draw: Draw, card: dict[str, Any]) -> bool:
-    """The journaled card is this draw: same code and source, same round (or both the burn).
+def _journaled(
+    draw: Draw, candidates: list[dict[str, Any]], used: set[int]
+) -> dict[str, Any] | None:
+    """The card event the shoe's own count names for this draw (read cards only)."""
+    if draw.unread:
+        return None
+    for card in candidates:
+        if card["seq"] not in used and card["code"] == draw.code:
+            return card
+    return None
 
-    On a camera table a read card counts as ``shoe+camera``, or as ``manual`` when the
-    supervisor confirmed it after a shoe/camera disagreement.
+
+def _entered_by_hand(
+    draw: Draw, drawn_in: str | None, cards: list[dict[str, Any]], used: set[int]
+) -> dict[str, Any] | None:
+    """A card entered by hand (or journaled without a count) with this code in the draw's round.
+
+    Burn cards carry no round: a hand-entered burn card matches by code alone.
     """
-    sources = ("manual",) if draw.unread else ("shoe", "shoe+camera", "manual")
-    if card["code"] != draw.code or card["source"] not in sources:
-        return False
-
-    if card["position"] == "burn":
-        # The dealer labels a draw with the round it last saw; when a reloaded shoe voided
-        # that round, its first burn card still carries the old label.
-        return True
-    return draw.round == card["round"]
+    for card in cards:
+        if card["seq"] in used or card["code"] != draw.code:
+            continue
+        if card["position"] == "burn" or card["round"] == drawn_in:
+            return card
+    return None
 
 
 CAMERA_WINDOW = 15.0  # seconds a camera fault explains camera pauses on its table
@@ -251,9 +322,10 @@ def check_causes(
 ) -> None:
     """Every void and every pause must follow from a fault the soak injected."""
     table = record.table
+    clock = RoundClock(journal)
     by_round: dict[str | None, set[str]] = defaultdict(set)
-    for fault in record.faults:
-        by_round[fault.round].add(fault.kind)
+    for fault in record.faults:  # the round in play when it was injected, by the journal's times
+        by_round[clock.round_at(fault.at)].add(fault.kind)
     link_times = sorted([f.at for f in record.faults if f.kind == "unplug"] + kills)
     camera_times = sorted(f.at for f in record.faults if f.kind in ("blackout", "mismatch"))
 

@@ -224,12 +224,13 @@ class RemoteDealer:
             return
         slot = self._slot(status)
         started = time.time()
-        code = self.shoe.draw()
-        if code is None:
+        drawn = self.shoe.draw()
+        if drawn is None:
             return
+        code, count = drawn
         self.drawn.append(code)
         self._lay(slot, code)
-        self.record.add_draw(Draw(code, False, round_id, started))
+        self.record.add_draw(Draw(code, False, round_id, started, count=count))
         if self.on_draw is not None:
             self.on_draw(self.record.table, code, time.monotonic())
         self._wait_card(code)
@@ -287,11 +288,12 @@ class RemoteDealer:
         if kind == "mismatch":
             slot = self._slot(status)
             started = time.time()
-            code = self.shoe.draw()
-            if code is None:
+            drawn = self.shoe.draw()
+            if drawn is None:
                 return
+            code, count = drawn
             self.drawn.append(code)
-            self.record.add_draw(Draw(code, False, round_id, started, fault="mismatch"))
+            self.record.add_draw(Draw(code, False, round_id, started, fault="mismatch", count=count))
             self._lay(slot, "2C" if code != "2C" else "3D")  # not the card the shoe read
             self._wait_effect(kind)
             return
@@ -309,17 +311,19 @@ class RemoteDealer:
             # The lid opens (the table pauses) and the dealer pulls a card before the gate locks.
             self.shoe.command("lid open")
             started = time.time()
-            code = self.shoe.draw()
-            if code is not None:
-                self.record.add_draw(Draw(code, False, round_id, started, fault="misdeal"))
+            drawn = self.shoe.draw()
+            if drawn is not None:
+                code, count = drawn
+                self.record.add_draw(Draw(code, False, round_id, started, fault="misdeal", count=count))
             self.shoe.command("lid close")
         elif kind == "noread":
             started = time.time()
-            code = self.shoe.noread()
-            if code is None:
+            unread = self.shoe.noread()
+            if unread is None:
                 return
+            code, count = unread
             self.unread.append(code)
-            self.record.add_draw(Draw(code, True, round_id, started, fault="noread"))
+            self.record.add_draw(Draw(code, True, round_id, started, fault="noread", count=count))
         self._wait_effect(kind)
 
     def _wait_effect(self, kind: str) -> None:

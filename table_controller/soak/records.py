@@ -17,9 +17,10 @@ class Draw:
 
     code: str
     unread: bool  # a no-read: the supervisor enters it by hand
-    round: str | None  # the round the dealer believed was in play
+    round: str | None  # the round the dealer believed was in play (a hint: the checker uses times)
     at: float  # wall clock (time.time) when the dealer pulled it
     fault: str | None = None  # "misdeal" when pulled on purpose while paused
+    count: int | None = None  # the shoe's number for it (cards out since the shoe was loaded)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,14 @@ from table_controller.errors import TableError
 _REPLIES = ("card", "unread", "no", "lid", "new", "unplugged", "error:", "stats")
 
 
+def _card_reply(reply: str, word: str) -> tuple[str, int] | None:
+    """``card TS count 17`` -> ("TS", 17); any other reply -> None."""
+    parts = reply.split()
+    if len(parts) == 4 and parts[0] == word and parts[2] == "count" and parts[3].isdigit():
+        return parts[1], int(parts[3])
+    return None
+
+
 class ShoeProcessError(TableError, RuntimeError):
     """The simulated shoe process did not start or stopped answering."""
 
@@ -92,15 +100,14 @@ class ShoeProcess:
                     f"simulated shoe {self.device_link} did not answer {text!r}"
                 ) from None
 
-    def draw(self) -> str | None:
-        """Pull a card; its code, or None when the gate was locked (or the shoe empty)."""
-        reply = self.command("draw")
-        return reply.split()[1] if reply.startswith("card ") else None
+    def draw(self) -> tuple[str, int] | None:
+        """Pull a card: its code and the shoe's count, or None when the gate was locked
+        (or the shoe empty)."""
+        return _card_reply(self.command("draw"), "card")
 
-    def noread(self) -> str | None:
-        """A card leaves unread; its true code (what the supervisor will see), or None."""
-        reply = self.command("noread")
-        return reply.split()[1] if reply.startswith("unread ") else None
+    def noread(self) -> tuple[str, int] | None:
+        """A card leaves unread: its true code (what the supervisor will see) and count, or None."""
+        return _card_reply(self.command("noread"), "unread")
 
     def stats(self) -> dict[str, Any]:
         reply = self.command("stats")
