@@ -288,41 +288,56 @@ class TableController:
         """Cards go through the shoe/camera cross-check before the table sees them."""
         m = self.machine
         dealing = m.state == "dealing" and not m.burning
+        if isinstance(event, (i.CardDrawn, CameraSaw, i.CameraDown)):
+            log.debug("table %s: %s while %s (waiting for the camera: %s)", self.table, event,
+                      m.state, [p.code for p in self.fusion.pending])
         if isinstance(event, i.CardDrawn) and event.source == "shoe" and self.fusion.mode != "shoe":
-            return self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
+            return self._unless_extra_cards(
+                self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
+            )
         if isinstance(event, CameraSaw):
-            fused = self.fusion.camera_card(event.position, event.index, event.code, m.deal, dealing, now)
-            confirmed = [x for x in fused if isinstance(x, i.CardDrawn)]
-            return self._unless_extra_cards(confirmed[0].code, fused) if confirmed else fused
+            held = m.state == "paused" and m.in_round
+            return self._unless_extra_cards(self.fusion.camera_card(
+                event.position, event.index, event.code, m.deal, dealing, now, held=held
+            ))
         if isinstance(event, i.Tick):
-            return [event, *self.fusion.tick(now, dealing)]
+            return [event, *self._unless_extra_cards(self.fusion.tick(now, dealing, m.deal))]
         if isinstance(event, i.SupervisorResume) and event.card is not None:
-            return self._unless_extra_cards(event.card, [event])
+            return self._unless_extra_cards([event])
         return [event]
 
-    def _unless_extra_cards(self, code: str, inputs: list[Any]) -> list[Any]:
-        """A card that completes the round while later shoe cards already wait for the
-        camera: those cards are extra (games.md: a misdeal), so the round is voided
-        instead of settled."""
+    def _unless_extra_cards(self, inputs: list[Any]) -> list[Any]:
+        """A card that completes the round while later shoe cards already left the shoe
+        (confirmed in the same breath, or still waiting for the camera): those cards are
+        extra (games.md: a misdeal), so the round is voided instead of settled."""
         from table_controller.rules.cards import parse_card
         from table_controller.errors import CardError
 
         deal = self.machine.deal
-        if deal is None or not self.fusion.pending:
-            return inputs
-        try:
-            card = parse_card(code)
-        except CardError:
+        if deal is None or not inputs:
             return inputs
         hands = {p: list(cards) for p, cards in deal.hands.items()}
-        position = deal.game.next_position(hands, deal.dealt)
-        if position is None:
-            return inputs
-        hands[position].append(card)
-        if deal.game.next_position(hands, deal.dealt + 1) is not None:
-            return inputs
-        extra = self.fusion.pending[0].code
-        return [i.ExtraCard(f"card {extra} left the shoe after the round's last card {code}")]
+        dealt = deal.dealt
+        for k, x in enumerate(inputs):
+            code = x.code if isinstance(x, i.CardDrawn) else getattr(x, "card", None)
+            if code is None:
+                continue
+            position = deal.game.next_position(hands, dealt)
+            if position is None:
+                return inputs
+            try:
+                hands[position].append(parse_card(code))
+            except CardError:
+                return inputs
+            dealt += 1
+            if deal.game.next_position(hands, dealt) is not None:
+                continue
+            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardDrawn)]
+            later += [p.code for p in self.fusion.pending]
+            if not later:
+                return inputs
+            return [*inputs[:k], i.ExtraCard(f"card {later[0]} left the shoe after the round's last card {code}")]
+        return inputs
 
     def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
         if not drafts and link is None:

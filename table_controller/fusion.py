@@ -64,47 +64,81 @@ class CardFusion:
             # burn cards and cards outside a round: the machine decides
             return [i.CardDrawn(code, "shoe", shoe_count)]
         slot = self.expected_slot(deal, extra=len(self.pending))
-        for k, seen in enumerate(self.unmatched):
-            if seen.code == code:
-                del self.unmatched[k]
-                if slot is not None and seen.slot != slot:
-                    return [i.CardMisplaced(f"card {code} laid at {_name(seen.slot)}, the rules called for {_name(slot)}")]
-                return [i.CardDrawn(code, "shoe+camera", shoe_count)]
         self.pending.append(_Pending(code, now, shoe_count))
-        return []
+        for k, seen in enumerate(self.unmatched):
+            if seen.code == code and self._misplaced(deal, seen.slot, code):
+                del self.unmatched[k]
+                self.pending.pop()
+                return [i.CardMisplaced(f"card {code} laid at {_name(seen.slot)}, the rules called for {_name(slot)}")]
+        return self.settle_in_order(deal)
 
     # ------------------------------------------------------------------ camera
     def camera_card(
         self, position: str | None, index: int | None, code: str | None, deal: Deal | None,
-        dealing: bool, now: float,
+        dealing: bool, now: float, held: bool = False,
     ) -> list[i.TableInput]:
-        """The camera saw a card stable at a position (None: off every position)."""
+        """The camera saw a card stable at a position (None: off every position).
+
+        ``held``: the round is paused; the sighting is kept and settled when it deals again.
+        """
         if position is None:
             if code is None and not dealing:
                 return []
             what = f"card {code}" if code else "an unreadable card"
             return [i.ExposedCard(f"{what} seen off every position")]
-        if deal is None or not dealing:
+        if deal is None or not (dealing or held):
             return []  # cards left on the layout between rounds are not dealt cards
         slot = (position, index if index is not None else 0)
         if self._already_placed(deal, slot, code):
             return []
         if self.mode == "camera":
-            return self._camera_only(slot, code, deal)
+            return [] if held else self._camera_only(slot, code, deal)
         if code is None:
             return []  # wait for a readable sighting; an unconfirmed shoe card times out in tick()
-        if self.pending:
-            expected = self.expected_slot(deal, extra=0)
-            head = self.pending[0]
-            if slot == expected:
-                self.pending.pop(0)
-                if head.code == code:
-                    return [i.CardDrawn(code, "shoe+camera", head.shoe_count)]
-                return [i.CameraMismatch(f"the shoe read {head.code}, the camera read {code} at {_name(slot)}")]
-            if any(p.code == code for p in self.pending):
-                return [i.CardMisplaced(f"card {code} laid at {_name(slot)}, the rules called for {_name(expected)}")]
+        # A slot holds one card: a newer sighting replaces an older one there.
+        self.unmatched = [seen for seen in self.unmatched if seen.slot != slot]
         self.unmatched.append(_Sighting(slot, code, now))
-        return []
+        if held:
+            return []  # kept: settled in order once the round deals again
+        if self._misplaced(deal, slot, code):
+            self.unmatched.pop()
+            expected = self.expected_slot(deal, extra=0)
+            return [i.CardMisplaced(f"card {code} laid at {_name(slot)}, the rules called for {_name(expected)}")]
+        return self.settle_in_order(deal)
+
+    def settle_in_order(self, deal: Deal | None) -> list[i.TableInput]:
+        """Confirm waiting shoe cards, first to last, while the camera saw each at its slot.
+
+        The camera may see several cards in one frame, in any order (after a
+        blackout, or a restarted controller's first look), and a later card may be
+        seen before an earlier one: each waits until the cards before it are
+        settled. A different card at a card's slot is a disagreement and stops
+        there; the supervisor settles it and the rest follow.
+        """
+        if deal is None or not self.pending:
+            return []
+        slots = [self.expected_slot(deal, extra=k) for k in range(len(self.pending))]
+        out: list[i.TableInput] = []
+        settled = 0
+        for head, slot in zip(self.pending, slots):
+            seen = next((x for x in self.unmatched if x.slot == slot), None)
+            if seen is None:
+                break
+            self.unmatched.remove(seen)
+            settled += 1
+            if seen.code != head.code:
+                out.append(i.CameraMismatch(
+                    f"the shoe read {head.code}, the camera read {seen.code} at {_name(slot)}"
+                ))
+                break
+            out.append(i.CardDrawn(head.code, "shoe+camera", head.shoe_count))
+        del self.pending[:settled]
+        return out
+
+    def _misplaced(self, deal: Deal, slot: Slot, code: str) -> bool:
+        """A shoe card waiting for the camera was seen at a slot that is not its own."""
+        named = [k for k, p in enumerate(self.pending) if p.code == code]
+        return bool(named) and all(self.expected_slot(deal, extra=k) != slot for k in named)
 
     def _camera_only(self, slot: Slot, code: str | None, deal: Deal) -> list[i.TableInput]:
         expected = self.expected_slot(deal, extra=0)
@@ -119,7 +153,7 @@ class CardFusion:
         return [i.CameraDown()]
 
     # ------------------------------------------------------------------ time
-    def tick(self, now: float, dealing: bool = True) -> list[i.TableInput]:
+    def tick(self, now: float, dealing: bool = True, deal: Deal | None = None) -> list[i.TableInput]:
         """Shoe cards the camera never confirmed, camera cards the shoe never named.
 
         One at a time, and only while dealing: each one pauses the round until a
@@ -127,15 +161,19 @@ class CardFusion:
         """
         if not dealing:
             return []
+        settled = self.settle_in_order(deal)
+        if settled:
+            return settled
         if self.pending and now - self.pending[0].since >= self.confirm_seconds:
             late = self.pending.pop(0)
             for waiting in self.pending:  # the next cards' wait starts after this one is settled
                 waiting.since = max(waiting.since, now)
             return [i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s")]
+        waiting = {p.code for p in self.pending}
         for k, seen in enumerate(self.unmatched):
             # A camera card may be ahead of a shoe frame that the link is still re-sending:
-            # wait longer for the shoe than for the camera.
-            if now - seen.since >= 3 * self.confirm_seconds:
+            # wait longer for the shoe than for the camera. One the shoe named waits its turn.
+            if seen.code not in waiting and now - seen.since >= 3 * self.confirm_seconds:
                 del self.unmatched[k]
                 return [i.CameraMismatch(
                     f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"

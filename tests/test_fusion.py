@@ -124,3 +124,53 @@ def test_cards_still_waiting_when_the_round_ends_are_handed_back_not_dropped() -
     f.shoe_card("7S", deal, True, 0.0, shoe_count=41)
     assert f.reset() == [i.CardDrawn("7S", "shoe", 41)]
     assert f.pending == [] and f.reset() == []
+
+
+def test_a_later_card_seen_first_waits_for_the_earlier_one_and_both_count_in_order() -> None:
+    """Regression (soak, camera table): after a blackout or a restart the camera sees the
+    whole layout in one frame, in any order; a later card seen first is no wrong position."""
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat", "5H")
+    assert f.shoe_card("7D", deal, True, 0.0) == []
+    assert f.shoe_card("JS", deal, True, 0.1) == []
+    assert f.camera_card("player", 1, "JS", deal, True, 0.2) == []  # waits: 7D comes first
+    assert f.camera_card("banker", 0, "7D", deal, True, 0.2) == [
+        i.CardDrawn("7D", "shoe+camera"),
+        i.CardDrawn("JS", "shoe+camera"),
+    ]
+    assert not f.pending and not f.unmatched
+
+
+def test_a_card_seen_while_the_round_is_paused_is_settled_when_it_deals_again() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    assert f.camera_card("player", 0, "4H", deal, False, 0.5, held=True) == []
+    assert f.tick(1.0, dealing=False, deal=deal) == []
+    assert f.tick(1.1, dealing=True, deal=deal) == [i.CardDrawn("4H", "shoe+camera")]
+
+
+def test_a_shoe_card_the_camera_saw_first_still_waits_behind_an_earlier_one() -> None:
+    f = CardFusion("shoe+camera")
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    assert f.camera_card("banker", 0, "9C", deal, True, 0.1) == []  # ahead of its shoe frame
+    assert f.shoe_card("9C", deal, True, 0.2) == []  # not before 4H
+    assert [p.code for p in f.pending] == ["4H", "9C"]
+    assert f.camera_card("player", 0, "4H", deal, True, 0.3) == [
+        i.CardDrawn("4H", "shoe+camera"),
+        i.CardDrawn("9C", "shoe+camera"),
+    ]
+
+
+def test_a_card_waiting_its_turn_does_not_time_out_as_unknown_to_the_shoe() -> None:
+    f = CardFusion("shoe+camera", confirm_seconds=1.0)
+    deal = deal_with("baccarat")
+    f.shoe_card("4H", deal, True, 0.0)
+    f.shoe_card("9C", deal, True, 0.0)
+    f.camera_card("banker", 0, "9C", deal, True, 0.0)
+    out = f.tick(1.5, dealing=True, deal=deal)
+    assert out == [i.CameraMismatch("the camera did not see card 4H within 1 s")]
+    assert f.tick(5.0, dealing=False, deal=deal) == []  # paused: 9C's sighting waits
+    deal.place(parse_card("4H"))  # the supervisor confirmed 4H by hand
+    assert f.tick(60.0, dealing=True, deal=deal) == [i.CardDrawn("9C", "shoe+camera")]

@@ -71,6 +71,11 @@ class RemoteDealer:
         self.on_draw = on_draw
         self.camera = camera  # the table has a simulated camera: lay each card under it
         self.drawn: list[str] = []
+        #: What lies on the layout (slot -> code): cards stay there when a controller dies.
+        self.layout: dict[str, str] = {}
+        self._pulled: list[str] = []  # this round's cards, in the order the dealer pulled them
+        self._pulled_in: str | None = None  # ... and that round
+        self._layout_lock = threading.Lock()
         self._dark_until: float | None = None
         self.unread: list[str] = []
         self.rounds_seen: set[str] = set()
@@ -163,6 +168,8 @@ class RemoteDealer:
     # ------------------------------------------------------------------ states
     def _start_round(self) -> None:
         if self.camera:
+            with self._layout_lock:
+                self.layout.clear()
             self.control.request({"op": "clear"})  # the dealer clears the layout
         if self.game.shuffle_every_round and not self._fresh_shoe:
             self._load_shoe()
@@ -205,17 +212,69 @@ class RemoteDealer:
                 return
 
     def _slot(self, status: dict[str, Any]) -> str | None:
-        """The layout slot the rules call the next card to (None for a burn card)."""
-        from calibration.layout import slot_name
+        """The layout slot the next card goes to (None for a burn card), as a dealer knows it.
 
-        position, index = status.get("next_position"), status.get("next_index")
-        if position is None or position == "burn" or index is None:
+        A dealer lays cards by the dealing plan and the cards already pulled in this
+        round, not by what the table has confirmed so far: the camera may still be
+        confirming (or be dark for) the last card, so the table's own "next
+        position" can be a card behind.
+        """
+        from calibration.layout import slot_name
+        from table_controller.rules.cards import parse_card
+
+        if status.get("next_position") in (None, "burn"):
             return None
-        return position if position == "first" else slot_name(position, index)
+        if status.get("round") != self._pulled_in:
+            self._pulled_in, self._pulled = status.get("round"), []
+        deal = self.game.new_deal()
+        for code in self._pulled:
+            if deal.next_position is None:
+                return None  # more cards pulled than the round takes: the table will void it
+            deal.place(parse_card(code))
+        position = deal.next_position
+        if position is None:
+            return None
+        return position if position == "first" else slot_name(position, len(deal.hands[position]))
+
+    def _pulled_for(self, slot: str | None, code: str) -> None:
+        """Remember a card pulled for the round's layout (burn cards are not laid)."""
+        if slot is not None:
+            self._pulled.append(code)
 
     def _lay(self, slot: str | None, code: str) -> None:
         if self.camera and slot is not None:
+            with self._layout_lock:
+                self.layout[slot] = code
             self.control.request({"op": "lay", "slot": slot, "code": code})
+
+    def restore_camera(self, control: ControlClient, stop: threading.Event, timeout: float = 20.0) -> None:
+        """After a controller restart, show its new camera what is physically there.
+
+        The simulated camera lives in the controller process, so a kill loses
+        what was laid; on a real table the cards stay under the camera (and a
+        covered lens stays covered). Runs in the restarting thread with its own
+        ``control`` client, which it closes.
+        """
+        if not self.camera:
+            control.close()
+            return
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                status = control.request({"op": "status"})
+                if status is not None and status.get("ok"):
+                    break
+                if stop.wait(0.05) or time.monotonic() > deadline:
+                    return
+            with self._layout_lock:
+                layout = dict(self.layout)
+                dark = self._dark_until is not None
+            for slot, code in layout.items():
+                control.request({"op": "lay", "slot": slot, "code": code})
+            if dark:
+                control.request({"op": "dark", "on": True})
+        finally:
+            control.close()
 
     def _deal(self, round_id: str | None, status: dict[str, Any]) -> None:
         if not self.shoe.wait_gate_open(2.0):
@@ -229,6 +288,7 @@ class RemoteDealer:
             return
         code, count = drawn
         self.drawn.append(code)
+        self._pulled_for(slot, code)
         self._lay(slot, code)
         self.record.add_draw(Draw(code, False, round_id, started, count=count))
         if self.on_draw is not None:
@@ -293,6 +353,7 @@ class RemoteDealer:
                 return
             code, count = drawn
             self.drawn.append(code)
+            self._pulled_for(slot, code)  # the round takes the shoe's card, whatever was laid
             self.record.add_draw(Draw(code, False, round_id, started, fault="mismatch", count=count))
             self._lay(slot, "2C" if code != "2C" else "3D")  # not the card the shoe read
             self._wait_effect(kind)
@@ -317,12 +378,15 @@ class RemoteDealer:
                 self.record.add_draw(Draw(code, False, round_id, started, fault="misdeal", count=count))
             self.shoe.command("lid close")
         elif kind == "noread":
+            slot = self._slot(status)
             started = time.time()
             unread = self.shoe.noread()
             if unread is None:
                 return
             code, count = unread
             self.unread.append(code)
+            self._pulled_for(slot, code)
+            self._lay(slot, code)  # the camera may read what the shoe could not
             self.record.add_draw(Draw(code, True, round_id, started, fault="noread", count=count))
         self._wait_effect(kind)
 

@@ -119,6 +119,7 @@ class Soak:
         self.latency = LatencyTracker()
         self._stop = threading.Event()
         self._kill_lock = threading.Lock()
+        self._context: zmq.Context[Any] | None = None
 
     # ------------------------------------------------------------------ the run
     def run(self) -> SoakReport:
@@ -216,7 +217,7 @@ class Soak:
             camera_deck=o.camera_deck if k <= o.camera_tables else None,
         )
         controller = ControllerProcess(
-            [python, "-m", "table_controller", "run", "--config", str(config)], log_file
+            [python, "-m", "table_controller", "-vv", "run", "--config", str(config)], log_file
         )
         controller.start()
         stack.callback(self._stop_controller, table, controller)
@@ -254,6 +255,7 @@ class Soak:
     # ------------------------------------------------------------------ dealing
     def _deal(self, context: zmq.Context[Any]) -> None:
         o = self.options
+        self._context = context
         for n, t in enumerate(self.tables):
             game = load_game(t.record.variant)
             t.dealer = RemoteDealer(
@@ -329,6 +331,17 @@ class Soak:
                 t.killed_in.append(t.dealer.state if t.dealer is not None else "starting")
                 t.record.restarts += 1
                 t.controller.kill_and_restart()
+            self._restore_camera(t)
+
+    def _restore_camera(self, t: _Table) -> None:
+        """The restarted controller's camera must see the cards still on the layout."""
+        if t.dealer is not None and t.dealer.camera and self._context is not None:
+            threading.Thread(
+                target=t.dealer.restore_camera,
+                args=(ControlClient(t.control, self._context, timeout=0.5), self._stop),
+                name=f"relay-{t.record.table}",
+                daemon=True,
+            ).start()
 
     def _revive_dead_controllers(self) -> None:
         with self._kill_lock:
@@ -340,6 +353,7 @@ class Soak:
                     )
                     t.kills.append(time.time())
                     t.controller.start()
+                    self._restore_camera(t)
 
     # ------------------------------------------------------------------ the end
     def _finish(self, subscribers: list[Subscriber]) -> dict[str, Any]:
