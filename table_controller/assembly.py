@@ -110,12 +110,17 @@ class LiveTable:
         )
 
     def _recent_shoe_cards(self) -> list[Any]:
-        """The last shoe cards the journal holds, as the driver knows them (code and shoe count)."""
+        """The last shoe cards the journal holds, as the driver knows them (code and shoe count).
+
+        Only the current shoe's: counts restart with each new shoe.
+        """
         from firmware_interfaces.shoe import CardDrawn
 
         recent: list[Any] = []
-        for event in self.journal.events(types=["card"]):
-            if "shoe_count" in event:
+        for event in self.journal.events(types=["card", "shoe"]):
+            if event["type"] == "shoe" and event.get("event") == "new":
+                recent.clear()
+            elif "shoe_count" in event:
                 recent.append(CardDrawn(event["code"], "", event["shoe_count"], None))
                 del recent[:-16]
         return recent

@@ -384,3 +384,18 @@ def test_reset_waits_for_the_consumer_in_manual_ack_mode() -> None:
     sent(link)
     link.tick(1.1)
     assert [f.type for f in sent(link)] == ["RESET"]
+
+
+def test_after_a_reset_a_new_shoes_card_is_not_taken_for_an_old_shoes_card() -> None:
+    """Regression (soak, one-deck shoe reloaded every round): 6H was card 1 of the last
+    shoe and is card 1 of this one; after a RESET the re-sent new 6H was dropped as a
+    duplicate, and the card was lost."""
+    link = anchored()
+    link.receive([card(1, "6H", 1), card(2, "KS", 2), Frame(3, "NEWSHOE", ("1",))], 0.1)
+    sent(link)
+    link.command("RESET", 0.2)
+    link.tick(0.6)
+    nonce = reset_nonce(link)
+    events = link.receive([hello("77AB0102", nonce), card(1, "6H", 1), card(2, "KH", 2)], 0.3)
+    assert [type(e) for e in events] == [Hello, CardDrawn, CardDrawn]
+    assert [(e.code, e.count) for e in events[1:]] == [("6H", 1), ("KH", 2)]

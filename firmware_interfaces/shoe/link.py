@@ -26,6 +26,7 @@ from firmware_interfaces.shoe.events import (
     LinkDown,
     LinkState,
     LinkUp,
+    NewShoe,
     NoRead,
     ShoeEmpty,
     ShoeEvent,
@@ -391,6 +392,11 @@ class ControllerLink:
                 self._overlap = None
             if key not in self._recent:
                 self._recent.append(key)
+        elif isinstance(event, NewShoe):
+            # Counts restart with a new shoe: a card of an earlier shoe with the same code
+            # and count is another card. Keys are unique only within one shoe.
+            self._recent.clear()
+            self._overlap = None
         if event is None:
             if frame.type in LINK_ONLY_TYPES:
                 self.stats.heartbeats += 1

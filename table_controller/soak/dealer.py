@@ -190,18 +190,24 @@ class RemoteDealer:
         )
 
     def _load_shoe(self) -> None:
-        """Load a new shoe and wait until the table has seen it (loading again if a kill hid it)."""
+        """Load a new shoe once, and wait until the table has it.
+
+        The shoe's own link says so: once nothing it sent is unacknowledged, the
+        controller has journaled NEWSHOE (it ACKs only what it recorded). Watching
+        the event stream instead would miss an event that a controller restart
+        folded into a snapshot, and loading again would reload the shoe for real.
+        """
         decks = self.game.decks
         cut = f" {52 * decks - 16}" if decks > 1 else ""
         self._drain()
-        for _ in range(5):
-            self.shoe.command(f"load {decks}{cut}")
-            if (
-                self._wait_event(lambda e: e["type"] == "shoe" and e["event"] == "new", 5.0)
-                is not None
-            ):
+        self.shoe.command(f"load {decks}{cut}")
+        deadline = time.monotonic() + self.options.table_timeout
+        while self.shoe.stats().get("unacknowledged", 1) > 0:
+            if self._stop.wait(0.1):
                 return
-        raise DealerStuck(f"table {self.record.table} did not take a new shoe")
+            if time.monotonic() > deadline:
+                raise DealerStuck(f"table {self.record.table} did not take a new shoe")
+        self._progress()
 
     def _drain(self) -> None:
         """Forget events that arrived before an action, so a wait sees only what the action caused."""
