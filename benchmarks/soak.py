@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--kill-every", type=float, default=8.0)
     parser.add_argument("--faults", default="all")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--camera-tables", type=int, default=1)
     args = parser.parse_args()
     report = run_soak(
         SoakOptions(
@@ -35,6 +36,7 @@ def main() -> None:
             seed=args.seed,
             faults=parse_faults(args.faults),
             kill_every=args.kill_every,
+            camera_tables=args.camera_tables,
         )
     )
     counts = report.counts

@@ -60,3 +60,15 @@ def test_placing_on_an_unknown_slot_or_card_is_refused() -> None:
         cam.place("box1", "AS", index=0)
     with pytest.raises(ConfigError, match="unknown card code 'ZZ'"):
         cam.place("player1", "ZZ")
+
+
+def test_reused_frames_follow_every_change_of_the_layout() -> None:
+    cam = SimulatedCamera(load_layout("baccarat"), deck_or_skip("svg-cards"), seed=3, reuse_frames=5)
+    first = cam.read()
+    assert cam.read() is first  # unchanged layout: the frame is handed out again
+    cam.place("player1", "AS")
+    laid = cam.read()
+    assert laid is not first and [c.code for c in cam.last_scene.cards] == ["AS"]
+    for _ in range(5):
+        assert cam.read() is laid
+    assert cam.read() is not laid  # fresh noise after reuse_frames

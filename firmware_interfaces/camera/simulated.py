@@ -34,8 +34,17 @@ class SimulatedCamera:
     """Camera source that draws the placed cards on the layout, frame after frame."""
 
     def __init__(self, layout: Layout, deck_art: DeckArt, seed: int | None = None,
-                 degradation: Degradation | None = None, frame_size: tuple[int, int] = FRAME_SIZE):
+                 degradation: Degradation | None = None, frame_size: tuple[int, int] = FRAME_SIZE,
+                 reuse_frames: int = 0):
+        """``reuse_frames``: while the layout is unchanged, hand out the last frame that
+        many more times before rendering a fresh one (rendering costs about 60 ms a
+        frame; a rig running several tables on one machine cannot afford it 8 times a
+        second). 0 renders every frame."""
         self.layout = layout
+        self.reuse_frames = reuse_frames
+        self._version = 0
+        self._cached: tuple[int, np.ndarray] | None = None
+        self._reused = 0
         self.deck = deck_art
         self._rng = random.Random(seed)
         self.degradation = degradation or Degradation.mild()
@@ -67,16 +76,19 @@ class SimulatedCamera:
                 j = d.jitter_mm
                 centre = (sx + self._rng.uniform(-j, j), sy + self._rng.uniform(-j, j))
             self._cards.append(PlacedCard(slot, code, centre, angle, face_up))
+            self._version += 1
 
     def remove(self, position: str) -> None:
         """Take the card off slot ``position``."""
         with self._lock:
             self._cards = [c for c in self._cards if c.slot != position]
+            self._version += 1
 
     def clear(self) -> None:
         """Take every card off the table."""
         with self._lock:
             self._cards = []
+            self._version += 1
 
     def blackout(self, on: bool) -> None:
         """Camera-down fault: while on, ``read()`` returns None."""
@@ -90,10 +102,14 @@ class SimulatedCamera:
         if self._dark:
             return None
         with self._lock:
-            cards = list(self._cards)
+            cards, version = list(self._cards), self._version
+        if self._cached is not None and self._cached[0] == version and self._reused < self.reuse_frames:
+            self._reused += 1
+            return self._cached[1]
         scene = render_scene(self.layout, self.deck, cards, self._rng, self.degradation,
                              table_to_image=self.table_to_image, felt=self._felt, frame_size=self.frame_size)
         self.last_scene = scene
+        self._cached, self._reused = (version, scene.image), 0
         return scene.image
 
     def close(self) -> None:

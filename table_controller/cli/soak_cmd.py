@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table_controller.soak.options import FAULT_KINDS
+
+if TYPE_CHECKING:
+    from table_controller.soak.options import SoakOptions
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -59,10 +62,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the dealers' pause between cards (default 0)",
     )
     soak.add_argument(
-        "--camera-tables", type=int, default=0, metavar="N",
+        "--camera-tables", type=int, default=1, metavar="N",
         help="the first N tables also have a simulated overhead camera (cards count when shoe and "
         "camera agree; camera faults blackout and mismatch happen there). Needs the card art "
-        "(scripts/install-card-art.sh). Default 0",
+        "(scripts/install-card-art.sh). Default 1; 0 for shoe-only tables",
     )
     soak.add_argument(
         "--camera-deck", default="svg-cards", help="deck design the simulated cameras render"
@@ -113,6 +116,7 @@ def run_soak_command(args: argparse.Namespace) -> int:
         ),
     )
     _check_variants(options.variants)
+    _check_card_art(options)
     with _Progress(options.tables * options.rounds) as progress:
         report = run_soak(options, progress)
     data = report.as_dict()
@@ -121,6 +125,19 @@ def run_soak_command(args: argparse.Namespace) -> int:
     else:
         print(render(data))
     return 0 if report.ok else 1
+
+
+def _check_card_art(options: SoakOptions) -> None:
+    """Camera tables render the deck: say so before starting anything if it is missing."""
+    if min(options.camera_tables, options.tables) <= 0:
+        return
+    from firmware_interfaces.camera.deck_art import CardArtMissing, load_deck
+    from table_controller.errors import ConfigError
+
+    try:
+        load_deck(options.camera_deck)
+    except CardArtMissing as e:
+        raise ConfigError(f"--camera-tables {options.camera_tables}: {e} (or pass --camera-tables 0)") from e
 
 
 def _check_variants(variants: tuple[str, ...]) -> None:

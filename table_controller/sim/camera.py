@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 
-def simulated_camera(game_id: str, deck_name: str = "svg-cards", seed: int | None = None) -> tuple[Any, Any]:
+def simulated_camera(
+    game_id: str, deck_name: str = "svg-cards", seed: int | None = None, reuse_frames: int = 3
+) -> tuple[Any, Any]:
     """(SimulatedCamera, Calibration): table plane from the markers of an empty frame,
-    templates from the deck design's own faces."""
+    templates from the deck design's own faces. An unchanged layout is rendered afresh
+    every ``reuse_frames + 1`` frames (see :class:`SimulatedCamera`)."""
     from calibration.layout import load_layout
     from calibration.store import Calibration
     from calibration.table import calibrate_from_markers
@@ -17,7 +20,7 @@ def simulated_camera(game_id: str, deck_name: str = "svg-cards", seed: int | Non
 
     layout = load_layout(game_id)
     deck = load_deck(deck_name)
-    camera = SimulatedCamera(layout, deck, seed=seed)
+    camera = SimulatedCamera(layout, deck, seed=seed, reuse_frames=reuse_frames)
     calibration = Calibration(calibrate_from_markers(camera.read(), layout), CardTemplates(deck.faces()))
     return camera, calibration
 

@@ -80,7 +80,7 @@ class SoakOptions:
     workdir: Path | None = None  # keep journals and logs here (default: a temporary folder)
     table_timeout: float = 60.0  # a table that makes no progress this long fails the run
     python: str | None = None  # interpreter for the child processes (default: this one)
-    camera_tables: int = 0  # the first N tables also have a simulated overhead camera
+    camera_tables: int = 1  # the first N tables also have a simulated overhead camera
     camera_deck: str = "svg-cards"
 
     def __post_init__(self) -> None:
@@ -88,6 +88,8 @@ class SoakOptions:
             raise ConfigError(f"--tables {self.tables}: must be 1..99")
         if self.rounds < 1:
             raise ConfigError(f"--rounds {self.rounds}: must be at least 1")
+        if self.camera_tables < 0:
+            raise ConfigError(f"--camera-tables {self.camera_tables}: must be 0 or more")
         if self.kill_every is not None and self.kill_every <= 0:
             raise ConfigError(f"--kill-every {self.kill_every}: must be more than 0 seconds")
 

@@ -325,7 +325,9 @@ class Soak:
             ]
             if not busy:
                 return
-            t = self.rng.choice(busy)
+            # Any table, finished or not: a studio's crashes do not seek out the busiest
+            # table, and a table that lags must not draw every kill once the others are done.
+            t = self.rng.choice(self.tables)
             with self._kill_lock:
                 t.kills.append(time.time())
                 t.killed_in.append(t.dealer.state if t.dealer is not None else "starting")
