@@ -97,7 +97,7 @@ class TableController:
         #: before the lock has arrived (frames come in order), so a round may start.
         self._lock_confirmed = False
         self._held_starts: list[tuple[Posted, float]] = []
-        self._deferred_ack: Any = None
+        self._deferred_acks: list[Any] = []
         self._had_shoe_session = journal.link_state is not None
         #: Set while the shoe link is up (or the table has no shoe).
         self.link_ready = threading.Event()
@@ -257,32 +257,34 @@ class TableController:
         if any(d.type in ("round.result", "round.void") for d in drafts):
             for leftover in self.fusion.reset():
                 drafts += self.machine.handle(leftover, now)
-        ack = self._frame_to_ack(shoe_event)
-        events = self._commit(drafts, link=ack.link if ack is not None else None)
-        if ack is not None and self.shoe is not None:
-            self.shoe.ack(ack)
+        acks = self._frames_to_ack(shoe_event)
+        events = self._commit(drafts, link=acks[-1].link if acks else None)
+        if self.shoe is not None:
+            for frame in acks:
+                self.shoe.ack(frame)
         self._drive_devices(events)
         if rejected is not None:
             raise rejected
         return events
 
-    def _frame_to_ack(self, shoe_event: Any) -> Any:
-        """The shoe frame whose link state to journal and acknowledge now, if any.
+    def _frames_to_ack(self, shoe_event: Any) -> list[Any]:
+        """The shoe frames to acknowledge now, oldest first (the last one's link state is
+        journaled with this step's events).
 
         While a shoe card waits for the camera's confirmation its frame (and
-        every later one: ACKs are cumulative) stays unacknowledged and its link
-        state unjournaled, so a crash before the card counts loses nothing: the
-        shoe sends it again.
+        every later one) stays unacknowledged and its link state unjournaled, so
+        a crash before the card counts loses nothing: the shoe sends it again.
+        Once released, every held frame is acknowledged: the driver counts a
+        frame as recorded only when it is named, and one left out would hold
+        back every later ACK until the shoe's window filled and the link stalled.
         """
         frame = shoe_event if getattr(shoe_event, "link", None) is not None else None
+        if frame is not None:
+            self._deferred_acks.append(frame)
         if self.fusion.pending:
-            if frame is not None:
-                self._deferred_ack = frame
-            return None
-        if frame is None and self._deferred_ack is not None:
-            frame = self._deferred_ack
-        self._deferred_ack = None
-        return frame
+            return []
+        frames, self._deferred_acks = self._deferred_acks, []
+        return frames
 
     def _fuse(self, event: Any, now: float) -> list[i.TableInput]:
         """Cards go through the shoe/camera cross-check before the table sees them."""

@@ -190,9 +190,6 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(tmp_p
 class RecordingShoe:
     """The driver's command side, recorded (frames are fed in with ``on_shoe_event``)."""
 
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-
     def lock(self) -> None:
         self.commands.append("LOCK")
 
@@ -203,7 +200,11 @@ class RecordingShoe:
         self.commands.append("STATUS")
 
     def ack(self, event: object) -> None:
-        pass
+        self.acked.append(event.link.seq)  # type: ignore[attr-defined]
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+        self.acked: list[int] = []
 
 
 def test_a_round_starts_only_after_the_shoe_confirms_the_lock_so_a_late_card_stays_out_of_it(
@@ -257,3 +258,45 @@ def test_a_start_the_shoe_never_confirms_is_rejected_not_kept_forever(tmp_path: 
     clock.now += 2.5
     c._release_held_starts()
     assert not c._held_starts and c.stats.rejected == 1 and c.machine.state == "idle"
+
+
+def test_every_frame_held_while_a_card_waits_for_the_camera_is_acknowledged_after(
+    tmp_path: Path,
+) -> None:
+    """Regression (20 x 200 soak, camera table): only the latest held frame was
+    acknowledged; the driver counts a frame as recorded only when it is named, so the
+    earlier one held every later ACK back until the shoe's window filled and the link
+    stalled (no card, no gate answer: the table could not start a round)."""
+    from firmware_interfaces.shoe import events as shoe
+    from table_controller.fusion import CameraSaw
+
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
+    c = TableController(game, journal, table="T01", clock=Clock(), shoe=RecordingShoe(),
+                        card_sources=("shoe", "camera"))
+    c.restore()
+    seq = iter(range(1, 100))
+
+    def frame(event_type: type, *args: object) -> int:
+        n = next(seq)
+        c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", n)))
+        drain(c)
+        c._release_held_starts()
+        return n
+
+    c.on_shoe_event(shoe.LinkUp())
+    drain(c)
+    frame(shoe.ShoeStatus, True, False, 0)
+    c.post(i.StartRound(by="dealer"))
+    c.post(i.CloseBetting(by="dealer"))
+    drain(c)
+    assert c.machine.state == "dealing"
+    frame(shoe.Gate, False)
+    card = frame(shoe.CardDrawn, "9H", "RO", 1)  # waits for the camera: held
+    gate = frame(shoe.Gate, False)  # held too (ACKs are in order)
+    assert card not in c.shoe.acked and gate not in c.shoe.acked
+    c.post(CameraSaw("player", 0, "9H"))
+    drain(c)
+    c.step(i.Tick())
+    assert c.shoe.acked[-2:] == [card, gate]
+    assert journal.link_state == ("5F3A9C01", gate)
