@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 SNAPSHOT_REQUEST = json.dumps({"op": "snapshot"}).encode()
 #: Events kept while waiting for a snapshot; beyond it the oldest go (the snapshot covers them).
 BUFFER_LIMIT = 10_000
+#: Events older than the stream for this long (not a backlog draining) mean a replaced journal.
+REPLACED_AFTER = 5.0
 
 
 @dataclass
@@ -47,6 +49,7 @@ class _TableSync:
     dealer: zmq.Socket[Any] | None = None
     requested_at: float | None = None
     first_message_at: float | None = None
+    behind_since: float | None = None  # since when only events older than last_seq arrived
 
 
 @dataclass
@@ -193,12 +196,21 @@ class TableClient:
             return
         seq = event["seq"]
         if seq == sync.last_seq + 1:
-            sync.last_seq = seq
+            sync.last_seq, sync.behind_since = seq, None
             self._ready.append(event)
         elif seq <= sync.last_seq:
+            # An event we already have: a duplicate, or the backlog a slow consumer still
+            # reads after a snapshot that went past it. Only a stream that stays behind
+            # means the controller's journal was replaced (its seq starts again).
             self.stats.duplicates += 1
-            log.warning("table %s: seq went back from %d to %d (controller journal replaced?)",
-                        sync.table, sync.last_seq, seq)
+            now = self.clock()
+            if sync.behind_since is None:
+                sync.behind_since = now
+            if now - sync.behind_since < REPLACED_AFTER:
+                return
+            log.warning("table %s: seq went back from %d to %d for %.0f s (controller journal replaced?)",
+                        sync.table, sync.last_seq, seq, now - sync.behind_since)
+            sync.behind_since = None
             if sync.endpoint is None:
                 sync.last_seq = seq
                 self._ready.append(event)
@@ -265,7 +277,7 @@ class TableClient:
             log.warning("table %s: unusable snapshot reply from %s: %s", sync.table, sync.endpoint, e)
             return
         self.stats.snapshots += 1
-        sync.synced, sync.last_seq = True, seq
+        sync.synced, sync.last_seq, sync.behind_since = True, seq, None
         self.snapshots[sync.table] = item
         self._ready.append(item)
         if self.on_snapshot is not None:

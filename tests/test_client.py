@@ -268,3 +268,35 @@ def test_controller_killed_and_restarted_display_keeps_seq_and_counts_each_resul
             assert item == journaled[item["seq"] - 1]  # what the controller journaled, exactly
     assert [h["round"] for h in view.view(0)["history"]] == ["T01-000001", "T01-000002"]
     assert [h["label"] for h in view.view(0)["history"]] == ["B", "P"]
+
+
+def test_a_slow_consumers_backlog_after_a_snapshot_is_dropped_not_a_snapshot_storm(context):
+    """Regression (20 x 200 soak): a slow display re-snapshotted after a restart's gap,
+    then read its backlog of older events; each one was taken for a replaced journal
+    and triggered yet another snapshot. A backlog drains; only a stream that stays
+    behind for REPLACED_AFTER seconds means the journal was replaced."""
+    from table_controller.client import REPLACED_AFTER
+
+    now = [100.0]
+    client = TableClient("tcp://127.0.0.1:1", "tcp://127.0.0.1:2", "T01", context=context,
+                         clock=lambda: now[0])
+    try:
+        sync = client._sync_of("T01")
+        sync.synced, sync.last_seq = True, 2812  # the snapshot went past the backlog
+
+        def event(seq: int) -> dict:
+            return make_event(table="T01", seq=seq, ts=0, type="heartbeat", game="baccarat",
+                              round=None, state="idle")
+
+        for seq in range(2331, 2340):  # the backlog
+            client._receive(event(seq))
+            now[0] += 0.01
+        assert sync.synced and not client._ready and client.stats.duplicates == 9
+        client._receive(event(2813))  # caught up: the stream goes on
+        assert [e["seq"] for e in client._ready] == [2813]
+        for _ in range(3):  # a replaced journal: seq 1.. for longer than REPLACED_AFTER
+            client._receive(event(1))
+            now[0] += REPLACED_AFTER / 2
+        assert not sync.synced  # asks for a snapshot
+    finally:
+        client.close()
