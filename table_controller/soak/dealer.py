@@ -37,6 +37,7 @@ CAMERA_FAULTS = ("blackout", "mismatch")
 BLACKOUT_SECONDS = 3.0
 CARD_WAIT = 20.0  # longest a drawn card may take to show (an unplugged cable: 2.5 s + recovery)
 UNPLUG_SECONDS = 2.5
+CLEAR_SECONDS = 0.2  # the camera sees a cleared layout (15 fps: three frames)
 
 
 class DealerStuck(TableError, TimeoutError):
@@ -171,6 +172,10 @@ class RemoteDealer:
             with self._layout_lock:
                 self.layout.clear()
             self.control.request({"op": "clear"})  # the dealer clears the layout
+            # ... which takes a hand longer than a camera frame: the camera must see the
+            # empty layout, or the next round's card on a slot that held the same code
+            # would look like the card that never left.
+            time.sleep(CLEAR_SECONDS)
         if self.game.shuffle_every_round and not self._fresh_shoe:
             self._load_shoe()
             self._fresh_shoe = True
