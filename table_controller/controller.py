@@ -366,14 +366,23 @@ class TableController:
                     log.exception("event listener failed")
         return events
 
+    def _round_fully_drawn(self) -> bool:
+        """The shoe has given every card the round needs, some still waiting for the camera:
+        the gate locks now, so the dealer cannot pull a card too many meanwhile."""
+        m = self.machine
+        if not self.fusion.pending or m.deal is None or m.state != "dealing" or m.burning:
+            return False
+        return self.fusion.expected_slot(m.deal, extra=len(self.fusion.pending)) is None
+
     def _drive_devices(self, events: list[dict[str, Any]]) -> None:
         m = self.machine
         if m.link_up:
             self.link_ready.set()
         else:
             self.link_ready.clear()
-        if self.shoe is not None and m.gate_should_be_open != self._gate_open:
-            self._gate_open = m.gate_should_be_open
+        gate_open = m.gate_should_be_open and not self._round_fully_drawn()
+        if self.shoe is not None and gate_open != self._gate_open:
+            self._gate_open = gate_open
             self._lock_confirmed = False
             if self._gate_open:
                 self.shoe.unlock()

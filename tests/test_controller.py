@@ -300,3 +300,42 @@ def test_every_frame_held_while_a_card_waits_for_the_camera_is_acknowledged_afte
     c.step(i.Tick())
     assert c.shoe.acked[-2:] == [card, gate]
     assert journal.link_state == ("5F3A9C01", gate)
+
+
+def test_the_gate_locks_once_the_shoe_gave_the_rounds_last_card_even_before_the_camera(
+    tmp_path: Path,
+) -> None:
+    """Regression (camera soak): the gate stayed open while the round's last card waited
+    for the camera, and the dealer could pull a card too many."""
+    from firmware_interfaces.shoe import events as shoe
+    from table_controller.fusion import CameraSaw
+
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
+    c = TableController(game, journal, table="T01", clock=Clock(), shoe=RecordingShoe(),
+                        card_sources=("shoe", "camera"))
+    c.restore()
+    seq = iter(range(1, 100))
+
+    def frame(event_type: type, *args: object) -> None:
+        c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", next(seq))))
+        drain(c)
+
+    c.on_shoe_event(shoe.LinkUp())
+    drain(c)
+    frame(shoe.ShoeStatus, True, False, 0)
+    c.post(i.StartRound(by="dealer"))
+    c.post(i.CloseBetting(by="dealer"))
+    drain(c)
+    c._release_held_starts()
+    assert c.shoe.commands[-1] == "UNLOCK"
+    for k, (code, slot) in enumerate(zip(("9H", "2C", "KH"), (("player", 0), ("banker", 0), ("player", 1)))):
+        frame(shoe.CardDrawn, code, "RO", k + 1)
+        c.post(CameraSaw(*slot, code))
+        drain(c)
+    assert c.shoe.commands[-1] == "UNLOCK"
+    frame(shoe.CardDrawn, "KD", "RO", 4)  # player 9: the round needs no more cards
+    assert c.machine.state == "dealing" and c.shoe.commands[-2:] == ["LOCK", "STATUS"]
+    c.post(CameraSaw("banker", 1, "KD"))
+    drain(c)
+    assert c.machine.state == "result"

@@ -290,9 +290,14 @@ class RemoteDealer:
     def _deal(self, round_id: str | None, status: dict[str, Any]) -> None:
         if not self.shoe.wait_gate_open(2.0):
             return  # the controller has not unlocked it (yet): look again
+        slot = self._slot(status)
+        if slot is None and status.get("next_position") not in (None, "burn"):
+            # The cards this dealer pulled complete the round; the table is still confirming
+            # them (the camera): a dealer does not pull another card, they wait.
+            self._wait_event(lambda e: e["type"] in ("round.result", "round.void", "table.state", "snapshot"), 2.0)
+            return
         if round_id is not None and self._maybe_fault(round_id, status):
             return
-        slot = self._slot(status)
         started = time.time()
         drawn = self.shoe.draw()
         if drawn is None:
