@@ -260,15 +260,10 @@ def test_a_start_the_shoe_never_confirms_is_rejected_not_kept_forever(tmp_path: 
     assert not c._held_starts and c.stats.rejected == 1 and c.machine.state == "idle"
 
 
-def test_every_frame_held_while_a_card_waits_for_the_camera_is_acknowledged_after(
-    tmp_path: Path,
-) -> None:
-    """Regression (20 x 200 soak, camera table): only the latest held frame was
-    acknowledged; the driver counts a frame as recorded only when it is named, so the
-    earlier one held every later ACK back until the shoe's window filled and the link
-    stalled (no card, no gate answer: the table could not start a round)."""
+def _dealing_shoe_camera_table(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A baccarat table with a recording shoe and a camera, dealing its first round; and
+    ``frame(EventType, *args)``, which delivers a shoe frame (next seq) and returns its seq."""
     from firmware_interfaces.shoe import events as shoe
-    from table_controller.fusion import CameraSaw
 
     game = load_game("baccarat")
     journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
@@ -290,7 +285,21 @@ def test_every_frame_held_while_a_card_waits_for_the_camera_is_acknowledged_afte
     c.post(i.StartRound(by="dealer"))
     c.post(i.CloseBetting(by="dealer"))
     drain(c)
-    assert c.machine.state == "dealing"
+    assert c.machine.state == "dealing" and c.shoe.commands[-1] == "UNLOCK"
+    return c, journal, frame
+
+
+def test_every_frame_held_while_a_card_waits_for_the_camera_is_acknowledged_after(
+    tmp_path: Path,
+) -> None:
+    """Regression (20 x 200 soak, camera table): only the latest held frame was
+    acknowledged; the driver counts a frame as recorded only when it is named, so the
+    earlier one held every later ACK back until the shoe's window filled and the link
+    stalled (no card, no gate answer: the table could not start a round)."""
+    from firmware_interfaces.shoe import events as shoe
+    from table_controller.fusion import CameraSaw
+
+    c, journal, frame = _dealing_shoe_camera_table(tmp_path)
     frame(shoe.Gate, False)
     card = frame(shoe.CardDrawn, "9H", "RO", 1)  # waits for the camera: held
     gate = frame(shoe.Gate, False)  # held too (ACKs are in order)
@@ -310,25 +319,7 @@ def test_the_gate_locks_once_the_shoe_gave_the_rounds_last_card_even_before_the_
     from firmware_interfaces.shoe import events as shoe
     from table_controller.fusion import CameraSaw
 
-    game = load_game("baccarat")
-    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
-    c = TableController(game, journal, table="T01", clock=Clock(), shoe=RecordingShoe(),
-                        card_sources=("shoe", "camera"))
-    c.restore()
-    seq = iter(range(1, 100))
-
-    def frame(event_type: type, *args: object) -> None:
-        c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", next(seq))))
-        drain(c)
-
-    c.on_shoe_event(shoe.LinkUp())
-    drain(c)
-    frame(shoe.ShoeStatus, True, False, 0)
-    c.post(i.StartRound(by="dealer"))
-    c.post(i.CloseBetting(by="dealer"))
-    drain(c)
-    c._release_held_starts()
-    assert c.shoe.commands[-1] == "UNLOCK"
+    c, _, frame = _dealing_shoe_camera_table(tmp_path)
     for k, (code, slot) in enumerate(zip(("9H", "2C", "KH"), (("player", 0), ("banker", 0), ("player", 1)))):
         frame(shoe.CardDrawn, code, "RO", k + 1)
         c.post(CameraSaw(*slot, code))

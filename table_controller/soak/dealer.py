@@ -71,7 +71,6 @@ class RemoteDealer:
         self.rng = rng
         self.on_draw = on_draw
         self.camera = camera  # the table has a simulated camera: lay each card under it
-        self.drawn: list[str] = []
         #: What lies on the layout (slot -> code): cards stay there when a controller dies.
         self.layout: dict[str, str] = {}
         self._pulled: list[str] = []  # this round's cards, in the order the dealer pulled them
@@ -298,20 +297,27 @@ class RemoteDealer:
             return
         if round_id is not None and self._maybe_fault(round_id, status):
             return
-        started = time.time()
-        drawn = self.shoe.draw()
-        if drawn is None:
+        code = self._pull(round_id)
+        if code is None:
             return
-        code, count = drawn
-        self.drawn.append(code)
         self._pulled_for(slot, code)
         self._lay(slot, code)
-        self.record.add_draw(Draw(code, False, round_id, started, count=count))
         if self.on_draw is not None:
             self.on_draw(self.record.table, code, time.monotonic())
         self._wait_card(code)
         if self.options.pace > 0:
             time.sleep(self.options.pace)  # the dealer's hand, not a wait for the table
+
+    def _pull(self, round_id: str | None, *, fault: str | None = None, unread: bool = False) -> str | None:
+        """Pull one card (``unread``: it leaves the shoe unread) and record it as the shoe
+        printed it, the ground truth; its code, or None when the gate was locked."""
+        started = time.time()
+        pulled = self.shoe.noread() if unread else self.shoe.draw()
+        if pulled is None:
+            return None
+        code, count = pulled
+        self.record.add_draw(Draw(code, unread, round_id, started, fault=fault, count=count))
+        return code
 
     def _wait_card(self, code: str) -> None:
         """Wait until the table took the card (or reacted to it), so no extra card is pulled.
@@ -363,14 +369,10 @@ class RemoteDealer:
             return
         if kind == "mismatch":
             slot = self._slot(status)
-            started = time.time()
-            drawn = self.shoe.draw()
-            if drawn is None:
+            code = self._pull(round_id, fault="mismatch")
+            if code is None:
                 return
-            code, count = drawn
-            self.drawn.append(code)
             self._pulled_for(slot, code)  # the round takes the shoe's card, whatever was laid
-            self.record.add_draw(Draw(code, False, round_id, started, fault="mismatch", count=count))
             self._lay(slot, "2C" if code != "2C" else "3D")  # not the card the shoe read
             self._wait_effect(kind)
             return
@@ -387,23 +389,16 @@ class RemoteDealer:
         elif kind == "misdeal":
             # The lid opens (the table pauses) and the dealer pulls a card before the gate locks.
             self.shoe.command("lid open")
-            started = time.time()
-            drawn = self.shoe.draw()
-            if drawn is not None:
-                code, count = drawn
-                self.record.add_draw(Draw(code, False, round_id, started, fault="misdeal", count=count))
+            self._pull(round_id, fault="misdeal")
             self.shoe.command("lid close")
         elif kind == "noread":
             slot = self._slot(status)
-            started = time.time()
-            unread = self.shoe.noread()
-            if unread is None:
+            code = self._pull(round_id, fault="noread", unread=True)
+            if code is None:
                 return
-            code, count = unread
             self.unread.append(code)
             self._pulled_for(slot, code)
             self._lay(slot, code)  # the camera may read what the shoe could not
-            self.record.add_draw(Draw(code, True, round_id, started, fault="noread", count=count))
         self._wait_effect(kind)
 
     def _wait_effect(self, kind: str) -> None:
