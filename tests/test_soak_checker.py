@@ -36,6 +36,20 @@ def _drawn(card: dict[str, Any], **kw: Any) -> Draw:
     return Draw(card["code"], False, card["round"], _ts(card) - 0.01, count=card.get("shoe_count"), **kw)
 
 
+def _four_cards(round_id: str, first: str, clock: TickingClock, first_count: int | None = None) -> list[dict[str, Any]]:
+    """Card drafts of a two-card baccarat deal: ``first``, 2H, KD, 3C (shoe counts from
+    ``first_count`` when given)."""
+    counts = range(first_count, first_count + 4) if first_count is not None else [None] * 4
+    return [
+        draft("card", round_id, clock=clock, position=p, index=i, code=c, source="shoe",
+              **({"shoe_count": n} if n is not None else {}))
+        for (p, i, c), n in zip(
+            (("player", 0, first), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C")),
+            counts,
+        )
+    ]
+
+
 def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str, Any]]]:
     path = tmp_path / "T01.sqlite"
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
@@ -94,15 +108,7 @@ def test_a_wrong_result_fails_the_rejudging(tmp_path: Path) -> None:
             [
                 draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
                 draft("table.state", "R1", clock=clock, state="dealing", reason=None),
-                *[
-                    draft("card", "R1", clock=clock, position=p, index=i, code=c, source="shoe")
-                    for p, i, c in (
-                        ("player", 0, "9S"),
-                        ("banker", 0, "2H"),
-                        ("player", 1, "KD"),
-                        ("banker", 1, "3C"),
-                    )
-                ],
+                *_four_cards("R1", "9S", clock),
                 draft(
                     "round.result",
                     "R1",
@@ -259,15 +265,7 @@ def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(
                 draft("table.state", None, clock=clock, state="idle", reason=None),
                 draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
                 draft("table.state", "R2", clock=clock, state="dealing", reason=None),
-                *[
-                    draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe")
-                    for p, i, c in (
-                        ("player", 0, "8S"),
-                        ("banker", 0, "2H"),
-                        ("player", 1, "KD"),
-                        ("banker", 1, "3C"),
-                    )
-                ],
+                *_four_cards("R2", "8S", clock),
                 draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
             ]
         )
@@ -304,16 +302,7 @@ def _late_card_journal(path: Path) -> list[dict[str, Any]]:
                 draft("table.state", None, clock=clock, state="idle", reason=None),
                 draft("round.start", "R2", clock=clock, variant="baccarat", betting_seconds=15),
                 draft("table.state", "R2", clock=clock, state="dealing", reason=None),
-                *[
-                    draft("card", "R2", clock=clock, position=p, index=i, code=c, source="shoe",
-                          shoe_count=n)
-                    for p, i, c, n in (
-                        ("player", 0, "9S", 23),
-                        ("banker", 0, "2H", 24),
-                        ("player", 1, "KD", 25),
-                        ("banker", 1, "3C", 26),
-                    )
-                ],
+                *_four_cards("R2", "9S", clock, first_count=23),
                 draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
             ]
         )
