@@ -52,9 +52,9 @@ def anchored(auto_ack: bool = True) -> ControllerLink:
     reset = reset_frame(link)
     link.receive([Frame(reset.seq, "ACK")], 0.0)
     events = link.receive([hello(nonce=reset.args[0])], 0.0)
-    assert [type(e) for e in events] == [Hello]
+    assert [type(e) for e in events] == [LinkUp, Hello]
     if not auto_ack:
-        link.ack(events[0])
+        link.ack(events[1])
     sent(link)
     return link
 
@@ -66,7 +66,8 @@ def test_without_state_the_link_sends_reset_and_delivers_nothing_before_its_hell
     nonce = reset_nonce(link)
     assert len(nonce) == 8
     events = link.receive([card(3), hello(nonce="-"), card(4)], 0.1)
-    assert events == [LinkUp()]
+    assert events == []  # not up: frames arrive, but no session is anchored
+    assert not link.is_up
     assert sent(link) == []  # nothing ACKed
     assert link.stats.undelivered == 2
     assert link.stats.stale_hellos == 1
@@ -93,7 +94,7 @@ def test_reset_is_repeated_once_a_second_with_a_new_nonce_and_old_answers_are_ig
     assert link.receive([hello(nonce=first)], 1.1) == []
     assert link.stats.stale_hellos == 1
     events = link.receive([hello("77AB0102", nonce=second)], 1.2)
-    assert [type(e) for e in events] == [Hello]
+    assert [type(e) for e in events] == [LinkUp, Hello]
 
 
 def test_reset_is_retransmitted_every_250_ms_until_acked() -> None:
@@ -130,7 +131,7 @@ def test_malformed_hello_is_ignored_and_counted() -> None:
     link = ControllerLink(SLP1Codec(), now=0.0, rng=random.Random(1))
     nonce = reset_nonce(link)
     bad = Frame(0, "HELLO", ("ACME", "X", "SN", "1", "SLP2", BOOT, nonce))
-    assert link.receive([bad], 0.1) == [LinkUp()]
+    assert link.receive([bad], 0.1) == []
     assert link.stats.protocol_errors == 1
 
 
@@ -399,3 +400,76 @@ def test_after_a_reset_a_new_shoes_card_is_not_taken_for_an_old_shoes_card() -> 
     events = link.receive([hello("77AB0102", nonce), card(1, "6H", 1), card(2, "KH", 2)], 0.3)
     assert [type(e) for e in events] == [Hello, CardDrawn, CardDrawn]
     assert [(e.code, e.count) for e in events[1:]] == [("6H", 1), ("KH", 2)]
+
+
+# -- liveness: no well-formed frame stalls the link ------------------------------
+
+def test_earlier_sessions_hellos_resent_after_reset_are_acked_and_the_stream_moves_on() -> None:
+    """A shoe powered on before we listened re-sends its unACKed HELLOs with new seqs."""
+    link = ControllerLink(SLP1Codec(), now=0.0, rng=random.Random(11))
+    nonce = reset_nonce(link)
+    old_power_on = Frame(1, "HELLO", (*INFO, "0000AAAA", "-"))
+    old_reset_answer = Frame(2, "HELLO", (*INFO, "0000BBBB", "12345678"))
+    events = link.receive(
+        [hello(nonce=nonce), old_power_on, old_reset_answer, Frame(3, "NEWSHOE", ("8",)),
+         card(4, "AH", 1)], 0.1,
+    )
+    assert [type(e).__name__ for e in events] == ["LinkUp", "Hello", "NewShoe", "CardDrawn"]
+    assert events[3] == CardDrawn("AH", "RO", 1, LinkState(BOOT, 4))
+    assert sent(link) == [Frame(4, "ACK", (BOOT,))]
+    assert link.stats.stale_hellos == 2
+    assert link.link_state == LinkState(BOOT, 4)
+
+
+def test_an_old_hello_at_the_expected_seq_is_acked_in_manual_mode_once_earlier_events_are() -> None:
+    link = anchored(auto_ack=False)
+    events = link.receive([card(1, "AH"), Frame(2, "HELLO", (*INFO, "0000AAAA", "-")), card(3, "KD")], 0.1)
+    assert [type(e) for e in events] == [CardDrawn, CardDrawn]
+    assert {f.seq for f in sent(link)} <= {0}  # nothing beyond the HELLO we ACKed
+    link.ack(events[0])
+    assert sent(link) == [Frame(2, "ACK", (BOOT,))]  # the old HELLO needs no consumer ACK
+    link.ack(events[1])
+    assert sent(link) == [Frame(3, "ACK", (BOOT,))]
+
+
+def test_malformed_hello_at_the_expected_seq_does_not_stall_the_stream() -> None:
+    link = anchored()
+    bad = Frame(1, "HELLO", ("ACME", "X"))
+    events = link.receive([bad, card(2, "QS")], 0.1)
+    assert events == [CardDrawn("QS", "RO", 2, LinkState(BOOT, 2))]
+    assert sent(link) == [Frame(2, "ACK", (BOOT,))]
+
+
+def test_hello_at_a_later_seq_that_echoes_our_nonce_anchors_there() -> None:
+    link = ControllerLink(SLP1Codec(), now=0.0, rng=random.Random(12))
+    nonce = reset_nonce(link)
+    events = link.receive([Frame(5, "HELLO", (*INFO, BOOT, nonce)), card(6, "2C")], 0.1)
+    assert [type(e) for e in events] == [LinkUp, Hello, CardDrawn]
+    assert events[2].link == LinkState(BOOT, 6)
+    assert link.stats.protocol_errors == 1
+
+
+def test_reset_that_never_anchors_reports_link_down_with_the_reason() -> None:
+    link = ControllerLink(SLP1Codec(), now=0.0, rng=random.Random(13))
+    downs: list[object] = []
+    now = 0.0
+    for step in range(1, 80):
+        now = step * 0.1
+        link.receive([Frame(step, "HB", ("1",))], now)  # the shoe talks, never answers RESET
+        downs += [e for e in link.tick(now) if isinstance(e, LinkDown)]
+    nonces = list(dict.fromkeys(f.args[0] for f in sent(link) if f.type == "RESET"))
+    assert len(nonces) > 6
+    assert len(downs) == 1
+    assert isinstance(downs[0], LinkDown)
+    assert downs[0].reason == f"no HELLO answers RESET {nonces[4]} after 5 tries"
+    assert not link.is_up
+    # It goes on trying: a HELLO answering the latest RESET brings the link up.
+    events = link.receive([hello(nonce=nonces[-1])], now + 0.01)
+    assert [type(e) for e in events] == [LinkUp, Hello]
+
+
+def test_a_late_reply_at_the_expected_seq_is_delivered_and_acked() -> None:
+    link = anchored()
+    events = link.receive([Frame(1, "STATE", ("LOCKED", "CLOSED", "0")), card(2, "9H")], 0.1)
+    assert [type(e).__name__ for e in events] == ["ShoeStatus", "CardDrawn"]
+    assert sent(link) == [Frame(2, "ACK", (BOOT,))]

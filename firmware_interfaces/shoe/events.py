@@ -258,11 +258,12 @@ class HelloInfo:
 
 
 def parse_hello(frame: Frame) -> HelloInfo:
-    """Check and split a HELLO frame; raises MalformedFrame."""
+    """Check and split a HELLO frame's arguments; raises MalformedFrame.
+
+    The seq is not checked here: whether a HELLO starts a session is the link's decision.
+    """
     _need(frame, 7, "vendor, model, serial, firmware, SLP1, boot id, nonce")
     info = HelloInfo(*frame.args[:7])
-    if frame.seq != 0:
-        raise MalformedFrame(f"HELLO frame with seq {frame.seq}: a session starts at seq 0")
     if info.protocol != "SLP1":
         raise MalformedFrame(f"HELLO frame: protocol {info.protocol!r}, expected SLP1")
     if not is_boot_id(info.boot_id):

@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 COMMANDS = frozenset({"LOCK", "UNLOCK", "STATUS", "RESET"})
 WINDOW = 8
+#: RESETs without an answering HELLO (while the shoe talks) before the link is reported down.
+RESET_TRIES = 5
 
 CountedKey = tuple[str, str, int]
 
@@ -104,6 +106,8 @@ class ControllerLink:
         self._acked: int | None = resume.seq if resume else None
         self._awaiting_nonce: str | None = None
         self._last_reset_at = float("-inf")
+        self._reset_tries = 0  # RESETs sent since the link was last anchored
+        self._logged_once: set[str] = set()
         self._resync_wanted = False
         self._resync_since = self._resync_quiet_from = now
         self._tx_before_request_at = self._last_tx = float("-inf")
@@ -171,24 +175,40 @@ class ControllerLink:
         if not frames:
             return events
         self._now = self._last_rx = now
-        if not self._up:
-            self._up = True
-            events.append(LinkUp())
         send_ack = False
         for frame in frames:
             self.stats.frames += 1
             t = frame.type
             if t == "ACK":
                 self._on_command_ack(frame, now)
-            elif t == "HELLO":
+            elif t == "HELLO" and (frame.seq == 0 or self._answers_our_reset(frame)):
                 send_ack |= self._on_hello(frame, now, events)
             elif not self.is_anchored:
                 self.stats.undelivered += 1
             else:
                 send_ack |= self._on_stream_frame(frame, now, events)
+        if not self._up and self.is_anchored:
+            # Up means usable: frames arrive and a session is anchored.
+            self._up = True
+            events.insert(0, LinkUp())
         if send_ack:
             self._send_ack()
         return events
+
+    def _answers_our_reset(self, frame: Frame) -> bool:
+        """A HELLO at seq > 0 that echoes the nonce we wait for (a shoe that numbers it wrongly)."""
+        return (
+            self._awaiting_nonce is not None and len(frame.args) >= 7
+            and frame.args[6] == self._awaiting_nonce
+        )
+
+    def _log_once(self, key: str, message: str, *args: object) -> None:
+        """Log a liveness event the first time it happens (they can repeat many times a second)."""
+        if key in self._logged_once:
+            log.debug(message, *args)
+            return
+        self._logged_once.add(key)
+        log.warning(message, *args)
 
     def tick(self, now: float) -> list[ShoeEvent]:
         """Run the timers: link-down, RESET once a second, command retransmission."""
@@ -202,10 +222,20 @@ class ControllerLink:
         if self._resync_wanted:
             self._maybe_resync(now)
         elif self._awaiting_nonce is not None and now - self._last_reset_at >= t.reset_interval:
+            if self._reset_tries == RESET_TRIES and self._last_rx > self._last_reset_at:
+                # The shoe talks but no HELLO anchors a session: say so (once per streak)
+                # instead of looping silently.
+                self._up = False
+                self.stats.link_downs += 1
+                events.append(LinkDown(
+                    f"no HELLO answers RESET {self._awaiting_nonce} after {self._reset_tries} tries"
+                ))
             self._send_reset(now)
         cmd = self._inflight
         if cmd is not None:
-            interval = t.retransmit if self._up else t.slow_retransmit
+            # The spec's "link down" for retransmission is silence, anchored or not.
+            hearing = now - self._last_rx < t.link_down
+            interval = t.retransmit if hearing else t.slow_retransmit
             if now - cmd.sent_at >= interval:
                 cmd.sent_at = now
                 self._out.append(cmd.wire)
@@ -303,6 +333,7 @@ class ControllerLink:
         self._resync_wanted = False
         nonce = f"{self._rng.randrange(1 << 32):08X}"
         self._awaiting_nonce = nonce
+        self._reset_tries += 1
         self._last_reset_at = now
         self.stats.session_resyncs += 1
         # RESET pre-empts: a command in flight goes back to the head of the queue.
@@ -320,7 +351,9 @@ class ControllerLink:
             info = parse_hello(frame)
         except MalformedFrame as e:
             self.stats.protocol_errors += 1
-            log.warning("ignored %s", e)
+            if self.is_anchored and frame.seq == self._expected:
+                return self._on_stream_frame(frame, now, events)  # liveness: never stall on it
+            self._log_once("bad-hello", "ignored %s", e)
             return False
         boot = info.boot_id.upper()
         if self._awaiting_nonce is not None:
@@ -328,6 +361,11 @@ class ControllerLink:
                 self.stats.stale_hellos += 1
                 return False
             self._awaiting_nonce = None
+            self._reset_tries = 0
+            if frame.seq != 0:
+                self.stats.protocol_errors += 1
+                self._log_once("hello-seq", "shoe answered RESET with HELLO at seq %d (expected 0): "
+                               "anchored there", frame.seq)
             had_session, power_on = self._boot is not None and self._boot != boot, False
         elif boot == self._boot:
             self.stats.duplicates += 1  # retransmission of the HELLO we delivered
@@ -342,13 +380,13 @@ class ControllerLink:
         self._start_session(boot)
         self._overlap = overlap or None
         new_session, resynced = had_session and power_on, had_session and not power_on
-        link = LinkState(boot, 0)
-        self._expected = 1
+        link = LinkState(boot, frame.seq)
+        self._expected = (frame.seq + 1) & _MASK
         events.append(
             Hello(info.vendor, info.model, info.serial, info.firmware, boot, info.nonce,
                   new_session, link, resynced)
         )
-        return self._delivered(0, False)
+        return self._delivered(frame.seq, False)
 
     def _start_session(self, boot: str) -> None:
         # _recent is kept: after two RESETs in a row the shoe may re-send a frame we
@@ -377,6 +415,14 @@ class ControllerLink:
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
         self._oos_since = None
+        if frame.type == "HELLO":
+            # An earlier session's HELLO, re-sent after a RESET because it was never ACKed
+            # (a shoe powered on before we listened). Liveness: ACK it and move on.
+            self.stats.stale_hellos += 1
+            self._log_once("old-hello", "ACKed an earlier session's HELLO re-sent at seq %d "
+                           "(boot id %s); not a new session", frame.seq,
+                           frame.args[5] if len(frame.args) > 5 else "?")
+            return self._delivered(frame.seq, True)
         try:
             event = event_from_frame(frame, link)
         except MalformedFrame as e:
@@ -402,7 +448,9 @@ class ControllerLink:
                 self.stats.heartbeats += 1
             else:
                 self.stats.unknown_frames += 1
-                log.info("ACKed a shoe frame of unknown type %s (seq %d)", frame.type, frame.seq)
+                self._log_once("unknown-" + frame.type, "ACKed a shoe frame of unknown type %s "
+                               "(seq %d); further ones are counted in unknown_frames",
+                               frame.type, frame.seq)
         else:
             events.append(event)
         return self._delivered(frame.seq, event is None)
