@@ -273,3 +273,45 @@ def test_result_is_settled_once_and_round_numbers_continue_after_restore() -> No
     restored.handle(i.Tick(), t.now + 1)
     drafts = restored.handle(i.StartRound(), t.now + 2)
     assert drafts[0].round == "T01-000002"
+
+
+def test_a_shoe_claiming_another_deck_count_is_refused_until_a_supervisor_accepts_it() -> None:
+    t = Table()
+    steps = t.do(i.ShoeNew(999999999))
+    shoe = [p for k, p in steps if k == "shoe"][0]
+    assert shoe["decks"] == 8 and shoe["claimed_decks"] == 999999999 and shoe["refused"] is True
+    alerts = [p for k, p in steps if k == "alert"]
+    assert alerts[0]["kind"] == "device-fault" and alerts[0]["severity"] == "critical"
+    assert "reports 999999999 decks but baccarat plays 8" in alerts[0]["detail"]
+    assert t.machine.state == "closed" and t.machine.shoe_refused
+    with pytest.raises(IllegalInput, match="table is closed"):
+        t.do(i.StartRound())
+    # A restarted controller is still refused.
+    again = TableMachine(load_game("baccarat"), table="T01")
+    again.restore(t.journal())
+    assert again.state == "closed" and again.shoe_refused
+    t.do(i.SupervisorResume("sup1"))
+    assert t.machine.state == "dealing" and t.machine.burning and not t.machine.shoe_refused
+    assert t.machine.audit.decks == 8  # the variant's count, whatever the device said
+
+
+def test_a_refused_shoe_is_cleared_by_loading_a_shoe_of_the_right_size() -> None:
+    t = Table("three-pictures")
+    t.do(i.ShoeNew(2))
+    assert t.machine.state == "closed"
+    t.do(i.ShoeNew(t.machine.game.decks))
+    assert t.machine.state == "idle" and not t.machine.shoe_refused
+
+
+def test_a_card_count_that_goes_backwards_within_one_shoe_is_an_alert() -> None:
+    t = Table()
+    t.start_dealing()
+    t.do(i.CardDrawn("4H", shoe_count=17))
+    steps = t.do(i.CardDrawn("KS", shoe_count=12))
+    alerts = [p for k, p in steps if k == "alert"]
+    assert alerts == [{"kind": "device-fault", "severity": "critical",
+                       "detail": "the shoe's count went from 17 to 12 (card KS) within one shoe"}]
+    assert [k for k, _ in steps].count("card") == 1  # the card itself is still dealt
+    t.do(i.ShoeNew(8))  # a new shoe: its count restarts
+    assert t.machine.burning
+    assert [k for k, _ in t.do(i.CardDrawn("4H", shoe_count=1))] == ["card"]

@@ -91,6 +91,10 @@ class TableMachine:
         self.burn_total: int | None = None
         self.link_up = True
         self.lid_open = False
+        #: The loaded shoe claimed another deck count than the variant's: no round until a
+        #: supervisor accepts it or a right shoe is loaded.
+        self.shoe_refused = False
+        self.last_shoe_count: int | None = None  # the shoe's count of its latest card
         self._out: list[Draft] = []
         self._now = 0.0
 
@@ -230,6 +234,12 @@ class TableMachine:
         except CardError:
             self._trouble("foreign-card", f"card {e.code!r} is not in the deck", awaiting_card=True)
             return
+        last = self.last_shoe_count
+        if e.shoe_count is not None and last is not None and e.shoe_count <= last:
+            self._alert(
+                "device-fault", "critical",
+                f"the shoe's count went from {last} to {e.shoe_count} (card {e.code}) within one shoe",
+            )
         if self.state == "paused":
             assert self.pause is not None
             if self.pause.cause == "shoe-link-down":
@@ -313,8 +323,20 @@ class TableMachine:
         if self.in_round:
             self._alert("device-fault", "critical", "the shoe was reloaded during a round")
             self._void("misdeal: the shoe was reloaded during a round")
-        extra = {"previous_audit": self.audit.report()} if self.audit.seen else {}
-        self._emit("shoe", None, event="new", count=0, decks=e.decks, **extra)
+        extra: dict[str, Any] = {"previous_audit": self.audit.report()} if self.audit.seen else {}
+        decks = self.game.decks  # the variant decides how many decks there are, not the device
+        if e.decks != decks:
+            extra.update(claimed_decks=e.decks, refused=True)
+        self._emit("shoe", None, event="new", count=0, decks=decks, **extra)
+        if e.decks != decks:
+            detail = (
+                f"the shoe reports {e.decks} decks but {self.game.variant.id} plays {decks}: "
+                "shoe refused until a supervisor accepts it (supervise resume) or a "
+                f"{decks}-deck shoe is loaded"
+            )
+            self._alert("device-fault", "critical", detail)
+            self._set_state("closed", detail)
+            return
         if self.burns:
             self._set_state("dealing", "burn")
         elif self.state == "closed":
@@ -353,6 +375,11 @@ class TableMachine:
         self._trouble("device-fault", e.detail, awaiting_card=False)
 
     def _on_SupervisorResume(self, e: i.SupervisorResume) -> None:
+        if self.state == "closed" and self.shoe_refused:
+            if e.card is not None:
+                raise IllegalInput("no card is awaited: accept the shoe without a card")
+            self._accept_shoe(e.by)
+            return
         if self.state != "paused" or self.pause is None:
             raise IllegalInput(f"nothing to resume: the table is {self.state}")
         if self.pause.cause == "shoe-link-down" and not self.link_up:
@@ -371,6 +398,14 @@ class TableMachine:
         self._set_state(self.pause.resume_to, f"resumed by {e.by}", by=e.by)
         if card is not None:
             self._place(card, "manual")
+
+    def _accept_shoe(self, by: str) -> None:
+        """A supervisor accepts a shoe whose deck count was refused (the variant's count holds)."""
+        self._alert("device-fault", "info", f"shoe accepted by {by} as {self.game.decks} decks")
+        if self.burns:
+            self._set_state("dealing", "burn", by=by)
+        else:
+            self._set_state("idle", f"shoe accepted by {by}", by=by)
 
     def _on_SupervisorVoid(self, e: i.SupervisorVoid) -> None:
         if not self.in_round:
@@ -402,6 +437,8 @@ class TableMachine:
                 self.betting_ends = ts + self.betting_seconds
             if self.state in ("idle", "closed"):
                 self.round_id, self.deal, self.burning = None, None, False
+            if self.state != "closed":
+                self.shoe_refused = False
             if self.state == "dealing" and p.get("reason") == "burn":
                 self.burning, self.burn_left, self.burn_total = True, None, None
         elif d.type == "betting.closed":
@@ -409,6 +446,8 @@ class TableMachine:
         elif d.type == "card":
             card = parse_card(p["code"])
             self.audit.add(card)
+            if p.get("shoe_count") is not None:
+                self.last_shoe_count = p["shoe_count"]
             if p["position"] == "burn":
                 if p["index"] == 0:
                     self.burn_total = self.burn_left = burn_count(card)
@@ -430,6 +469,8 @@ class TableMachine:
             if p["event"] == "new":
                 self.audit.reset(p.get("decks", self.game.decks))
                 self.rounds_left = None
+                self.shoe_refused = bool(p.get("refused", False))
+                self.last_shoe_count = None
             elif p["event"] == "cut":
                 self.rounds_left = 2 if self.in_round else 1
             elif p["event"] == "empty":
