@@ -92,21 +92,18 @@ class LiveTable:
         return publisher
 
     def _make_shoe(self) -> Any:
-        import serial
-
-        from firmware_interfaces.shoe import LinkState, ShoeDriver
+        """The card reader's driver, by the configured protocol (slp1, lines, ...)."""
+        from firmware_interfaces.shoe import LinkState, open_shoe, open_url
 
         shoe_config = self.config.shoe
         assert shoe_config is not None
         link = self.journal.link_state
-
-        def open_port() -> Any:
-            return serial.serial_for_url(shoe_config.port, baudrate=shoe_config.baudrate, timeout=0.05)
-
-        return ShoeDriver(
-            open_port, resume=LinkState(*link) if link else None,
+        options = shoe_config.driver_options()
+        return open_shoe(
+            shoe_config.protocol, open_url(shoe_config.port, baudrate=shoe_config.baudrate),
+            resume=LinkState(*link) if link else None,
             listener=self.controller.on_shoe_event, auto_ack=False,
-            recent_events=self._recent_shoe_cards(),
+            recent_events=self._recent_shoe_cards(), **options,
         )
 
     def _recent_shoe_cards(self) -> list[Any]:

@@ -24,10 +24,27 @@ CARD_SOURCES = ("shoe", "camera")
 
 @dataclass(frozen=True)
 class ShoeConfig:
-    """Where the smart shoe is: any pyserial URL (``/dev/ttyUSB0``, ``socket://host:port``)."""
+    """The card reader: where it is (any pyserial URL: ``/dev/ttyUSB0``, ``socket://host:port``,
+    or ``hid:/dev/input/eventN``) and which protocol it speaks (``slp1`` smart shoe, ``lines``
+    plain reader; ``firmware_interfaces.shoe.protocols``)."""
 
     port: str
     baudrate: int = 115200
+    protocol: str = "slp1"
+    pattern: str | None = None  # lines: a regex with groups rank and suit
+    #: A line reader as the only card source, accepted knowing what it cannot guarantee.
+    accept_unverified: bool = False
+    repeat_seconds: float = 0.5  # lines: the same card again within this is a double read
+    burst_seconds: float = 0.15  # lines: two cards closer than this is an alert
+
+    def driver_options(self) -> dict[str, object]:
+        """The protocol-specific keyword arguments of the reader's driver."""
+        if self.protocol != "lines":
+            return {}
+        return {
+            "pattern": self.pattern, "repeat_window": self.repeat_seconds,
+            "burst_window": self.burst_seconds,
+        }
 
 
 @dataclass(frozen=True)
@@ -172,9 +189,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
 
     shoe = None
     if "shoe" in cards or "shoe" in data:
-        sh = _Section(data.get("shoe", {}), where, "shoe")
-        shoe = ShoeConfig(sh.get("port", str), sh.get("baudrate", int, 115200, _positive))
-        sh.finish()
+        shoe = _shoe_config(_Section(data.get("shoe", {}), where, "shoe"), cards)
     camera = None
     if "camera" in cards or "camera" in data:
         c = _Section(data.get("camera", {}), where, "camera")
@@ -233,6 +248,45 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         supervisor_tokens=tuple(tokens), source=where,
     )
     _check_variant(config)
+    return config
+
+
+def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:
+    from firmware_interfaces.shoe.errors import ShoeProtocolError
+    from firmware_interfaces.shoe.guarantees import SMART_SHOE
+    from firmware_interfaces.shoe.protocols import SHOE_PROTOCOLS, protocol_class
+
+    protocol = sh.get("protocol", str, "slp1", _one_of(*sorted(SHOE_PROTOCOLS)))
+    pattern = sh.get("pattern", str, None)
+    config = ShoeConfig(
+        sh.get("port", str), sh.get("baudrate", int, 115200, _positive), protocol, pattern,
+        sh.get("accept_unverified", bool, False),
+        sh.get("repeat_seconds", (int, float), 0.5, _non_negative),
+        sh.get("burst_seconds", (int, float), 0.15, _non_negative),
+    )
+    sh.finish()
+    for key in ("repeat_seconds", "burst_seconds"):
+        if key in sh.data and protocol != "lines":
+            raise ConfigError(f"{sh._key(key)}: only for protocol \"lines\", not {protocol!r}")
+    try:
+        guarantees = getattr(protocol_class(protocol), "guarantees", SMART_SHOE)
+    except ShoeProtocolError as e:
+        raise ConfigError(f"{sh._key('protocol')}: {e}") from e
+    if pattern is not None:
+        if protocol != "lines":
+            raise ConfigError(f"{sh._key('pattern')}: only for protocol \"lines\", not {protocol!r}")
+        from firmware_interfaces.shoe.lines import compile_pattern
+
+        try:
+            compile_pattern(pattern)
+        except ShoeProtocolError as e:
+            raise ConfigError(f"{sh._key('pattern')}: {e}") from e
+    if "camera" not in cards and guarantees.missing() and not config.accept_unverified:
+        raise ConfigError(
+            f"{sh._key('protocol')}: {protocol!r} as the only card source: such a reader gives "
+            f"{'; '.join(guarantees.missing())}. Add \"camera\" to sources.cards to cross-check "
+            "it, or set shoe.accept_unverified = true to run without"
+        )
     return config
 
 

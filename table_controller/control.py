@@ -130,13 +130,16 @@ class ControlServer:
             return self._press(request)
         if op in ("lay", "clear", "dark"):
             return self._simulated_camera(op, request)
-        if op not in ("resume", "void"):
-            raise ValueError(f"unknown op {op!r} (status, press, resume, void)")
+        if op not in ("resume", "void", "new-shoe"):
+            raise ValueError(f"unknown op {op!r} (status, press, resume, void, new-shoe)")
         if not self._authorised(request):
             return {"ok": False, "error": "not authorised: a valid supervisor token is required"}
         who = f"supervisor {request.get('by') or 'token'} (token)"
         if op == "resume":
             events = self.controller.request(i.SupervisorResume(by=who, card=request.get("card")))
+        elif op == "new-shoe":
+            # A line reader cannot report a new shoe: the supervisor does (the variant's decks).
+            events = self.controller.request(i.ShoeNew(m.game.decks))
         else:
             reason = request.get("reason") or "voided by supervisor"
             events = self.controller.request(i.SupervisorVoid(by=who, reason=reason))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.errors import TableError
 from table_controller.events import make_event
 from table_controller.fusion import CameraSaw, CardFusion
@@ -215,7 +216,9 @@ class TableController:
         no new round may be dealing when it arrives. With the link down the
         machine rejects the start with its own reason.
         """
-        return self.shoe is not None and self.machine.link_up and not self._lock_confirmed
+        if self.shoe is None or not getattr(self.shoe, "guarantees", SMART_SHOE).gate:
+            return False  # a reader without a gate (a line reader) has no lock to confirm
+        return self.machine.link_up and not self._lock_confirmed
 
     def _release_held_starts(self) -> None:
         if not self._held_starts:
@@ -404,7 +407,8 @@ def shoe_input(event: Any, controller: TableController) -> i.TableInput | None:
     """Translate a shoe driver event into a table input (None: nothing for the table)."""
     kind = type(event).__name__
     if kind == "CardDrawn":
-        return i.CardDrawn(event.code, "shoe", event.count)
+        # A line reader's count is the driver's own, not the device's: not a shoe count.
+        return i.CardDrawn(event.code, "shoe", event.count if event.link is not None else None)
     if kind == "NoRead":
         return i.NoRead(f"the shoe could not read card {event.count}")
     if kind == "CutCard":
@@ -417,6 +421,12 @@ def shoe_input(event: Any, controller: TableController) -> i.TableInput | None:
         return i.LidChanged(event.is_open)
     if kind == "Fault":
         return i.DeviceFault(f"shoe fault {event.code}: {event.text}")
+    if kind == "ReaderNotice":
+        if event.kind == "gap":
+            return i.DeviceFault(event.text)  # a card may be lost: a round in progress pauses
+        if event.kind == "unreadable":
+            return i.NoRead(event.text)
+        return i.DeviceWarning(f"card reader: {event.text}")
     if kind == "LinkUp":
         return i.LinkChanged(True)
     if kind == "LinkDown":

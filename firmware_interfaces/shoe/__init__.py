@@ -42,7 +42,9 @@ from firmware_interfaces.shoe.events import (
     event_to_dict,
 )
 from firmware_interfaces.shoe.faults import FaultPlan, FaultyTransport
+from firmware_interfaces.shoe.guarantees import LINE_READER, SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
+from firmware_interfaces.shoe.protocols import SHOE_PROTOCOLS, ShoeBackend, open_shoe
 from firmware_interfaces.shoe.ports import FdPort, PtyPort, SerialPort, TcpPort, open_pty_pair
 from firmware_interfaces.shoe.sim import SimulatedShoe
 from firmware_interfaces.shoe.stats import LinkStats
@@ -56,5 +58,6 @@ __all__ = [
     "NewShoe", "NoRead", "PtyPort", "SLP1Codec", "SerialPort", "ShoeDriver", "ShoeEmpty",
     "ShoeError", "ShoeEvent", "ShoeInfo", "ShoeLinkDown", "ShoeProtocolError", "ShoeScriptError",
     "ShoeStatus", "SimulatedShoe", "TcpPort", "codec_by_name", "crc16", "event_to_dict",
-    "open_pty_pair", "open_url",
+    "open_pty_pair", "open_url", "SHOE_PROTOCOLS", "ShoeBackend", "open_shoe", "ReaderGuarantees",
+    "LINE_READER", "SMART_SHOE",
 ]

@@ -22,6 +22,7 @@ import serial
 from firmware_interfaces.shoe.codec import Codec, SLP1Codec
 from firmware_interfaces.shoe.errors import ShoeLinkDown
 from firmware_interfaces.shoe.events import LinkDown, LinkState, LinkUp, ShoeEvent
+from firmware_interfaces.shoe.guarantees import SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
 from firmware_interfaces.shoe.stats import LinkStats
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
@@ -29,19 +30,27 @@ from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 log = logging.getLogger(__name__)
 
 Transport = Any  # a pyserial SerialBase or anything with read/write/in_waiting/close/timeout
-_PORT_ERRORS = (serial.SerialException, OSError, ValueError)
+#: What a failing port raises (pulled cable, vanished device, closed fd).
+PORT_ERRORS = (serial.SerialException, OSError, ValueError)
+_PORT_ERRORS = PORT_ERRORS
 
 
-def open_url(url: str, *, baudrate: int = 115200) -> Callable[[], Transport]:
-    """An opener for :class:`ShoeDriver`: a device path or any pyserial URL.
+def open_url(url: str, *, baudrate: int = 115200, exclusive: bool = True) -> Callable[[], Transport]:
+    """An opener for a shoe driver: a device path or any pyserial URL.
 
     ``/dev/ttyUSB0``, ``socket://host:port`` (serial-over-Ethernet), ``loop://``,
     or a pseudo-terminal path. 115200 baud 8N1, no flow control. A device is
-    opened exclusively (a second process gets an error, not half the bytes).
+    opened exclusively by default (a second process gets an error, not half
+    the bytes). ``hid:/dev/input/eventN`` is a card reader that is a USB
+    keyboard, read through evdev (the ``hid`` extra), grabbed exclusively.
     """
+    if url.startswith("hid:"):
+        from firmware_interfaces.shoe.hid import open_hid
+
+        return open_hid(url[4:])
 
     def opener() -> Transport:
-        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, exclusive=True)
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, exclusive=exclusive)
 
     return opener
 
@@ -58,6 +67,8 @@ class ShoeDriver:
     ``recent_events`` (they let the link recognise cards the shoe re-sends
     under new seqs after a RESET).
     """
+
+    guarantees: ReaderGuarantees = SMART_SHOE
 
     def __init__(
         self,

@@ -43,12 +43,16 @@ class LinkState:
 
 @dataclass(frozen=True, slots=True)
 class CardDrawn:
-    """A card left the gate and was identified (``reader``: R, O or RO)."""
+    """A card left the gate and was identified.
+
+    ``reader``: R, O or RO (SLP/1), L (a plain line reader). ``link`` is None
+    for readers without a link state (line readers).
+    """
 
     code: str
     reader: str
     count: int
-    link: LinkState
+    link: LinkState | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +115,29 @@ class ShoeStatus:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A device fault (jam, reader failure), or ``BADFRAME`` for a shoe frame we could not use."""
+    """A device fault (jam, reader failure), or ``BADFRAME`` for a shoe frame we could not use.
+
+    ``link`` is None only for readers without a link state.
+    """
 
     code: str
     text: str
-    link: LinkState
+    link: LinkState | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderNotice:
+    """What a driver can tell about a reader that has no protocol to say it (line readers).
+
+    ``kind``: ``gap`` (the port was down: a card drawn meanwhile is lost),
+    ``repeat`` (the same card twice within the repeat window: taken once),
+    ``burst`` (two cards closer together than a dealer draws), ``unreadable``
+    (a line that names more than one card: a card came out unread).
+    """
+
+    kind: str
+    text: str
+    link: None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +179,7 @@ class LinkDown:
 
 ShoeEvent = Union[
     CardDrawn, NoRead, CutCard, NewShoe, ShoeEmpty, Lid, Gate, ShoeStatus, Fault, Hello,
-    LinkUp, LinkDown,
+    LinkUp, LinkDown, ReaderNotice,
 ]
 
 #: Frame types that keep the link alive but are not events.
@@ -301,5 +323,6 @@ _EVENT_NAMES: dict[type, str] = {
     Hello: "hello",
     LinkUp: "link-up",
     LinkDown: "link-down",
+    ReaderNotice: "notice",
 }
 _JSON_KEYS = {"is_open": "open", "is_locked": "locked"}

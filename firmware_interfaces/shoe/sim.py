@@ -21,6 +21,7 @@ from firmware_interfaces.shoe.device_link import DeviceLink, ShoeInfo
 from firmware_interfaces.shoe.errors import ShoeError
 from firmware_interfaces.shoe.events import CARD_CODES, RANKS, SUITS
 from firmware_interfaces.shoe.faults import FaultPlan
+from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from firmware_interfaces.shoe.ports import ShoePort, as_port
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 
@@ -64,6 +65,9 @@ class SimulatedShoe:
     ``time.perf_counter()`` at which it started onto the (paced) wire:
     benchmarks measure latency from it.
     """
+
+    announces_new_shoe = True
+    guarantees = SMART_SHOE
 
     def __init__(
         self,

@@ -52,6 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="add a simulated overhead camera (deck design: svg-cards, kde-standard, kde-nicu-white); "
         "cards then count only when shoe and camera agree. Camera faults: misplace, exposed, blackout",
     )
+    sim.add_argument(
+        "--shoe-protocol", choices=("slp1", "lines"), default="slp1",
+        help="slp1: a simulated smart shoe (default); lines: a plain line-per-card reader (no gate, "
+        "no count, no retransmission; faults lost, twice, garbage)",
+    )
     sim.add_argument("--json", action="store_true", help="print every event as one JSON object per line")
     sim.set_defaults(func=run_sim)
 
@@ -101,6 +106,7 @@ def run_sim(args: argparse.Namespace) -> int:
         publish=None if args.no_publish else args.publish,
         snapshot=None if args.no_publish else args.snapshot,
         control=args.control, variants_dir=args.variants_dir, camera=args.camera,
+        shoe_protocol=args.shoe_protocol,
     )
     table = SimulatedTable(options, on_event=show)
     if args.display and not args.json:

@@ -35,6 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resume.add_argument("--card", help="the confirmed card, when the round awaits one (e.g. TS)")
     void = actions.add_parser("void", help="void the round in progress and refund every bet")
     void.add_argument("--reason", default="voided by supervisor", help="reason (journaled)")
+    actions.add_parser(
+        "new-shoe",
+        help="tell the table a new shoe was loaded (for readers that cannot say so: line readers)",
+    )
     sup.set_defaults(func=run_supervise)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.errors import TableError
 from table_controller.rules.cards import CODES, shuffled_shoe
 from table_controller.rules.game import Game
@@ -96,6 +97,9 @@ class EventWatch:
 class SimulatedDealer:
     """Deals rounds on a simulated table through the mock panel and the simulated shoe."""
 
+    #: How long the dealer waits for a line reader's card to show before calling a misdeal.
+    LOST_LINE_SECONDS = 2.0
+
     def __init__(
         self,
         game: Game,
@@ -138,11 +142,19 @@ class SimulatedDealer:
         return 52 * self.game.decks - self.cut_cards_from_end if self.game.decks > 1 else None
 
     def take_loaded_shoe(self) -> None:
-        """Wait for the table to see the shoe that was just loaded; for baccarat, burn."""
+        """Wait for the table to see the shoe that was just loaded; for baccarat, burn.
+
+        A reader that does not report a new shoe (a line reader) has the supervisor tell
+        the table, as ``supervise new-shoe`` does at a real table.
+        """
+        if not getattr(self.shoe, "announces_new_shoe", True):
+            self.controller.request(i.ShoeNew(self.game.decks))
         self.watch.wait(lambda e: e["type"] == "shoe" and e["event"] == "new", self.timeout, "the new shoe")
         if self.controller.machine.burns:
             while self.controller.machine.burning:
                 self._draw_one()
+                if self.controller.machine.burning:
+                    time.sleep(self.pace)
             self.watch.wait(
                 lambda e: e["type"] == "table.state" and e["state"] in ("idle", "closed"),
                 self.timeout, "the end of the burn",
@@ -152,7 +164,10 @@ class SimulatedDealer:
     def play_round(self, stop: threading.Event) -> str:
         """Deal one round; returns ``result`` or ``void``."""
         m = self.controller.machine
-        if m.state == "closed" or self.game.shuffle_every_round:
+        # A reader without a cut card report: the dealer sees the cut card and changes the shoe.
+        silent_cut = not getattr(self.shoe, "announces_new_shoe", True) and self.game.decks > 1 \
+            and self.shoe.remaining <= self.cut_cards_from_end
+        if m.state == "closed" or self.game.shuffle_every_round or silent_cut:
             self.load_shoe()
         self.press("start_round")
         self.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", self.timeout, "betting")
@@ -206,12 +221,21 @@ class SimulatedDealer:
         if self.camera is not None and slot is not None:
             self._lay(slot, code)
         self.stats.cards += 1
-        self.watch.wait(
-            lambda e: (e["type"] == "card" and e["code"] == code and e["source"] != "manual")
+        taken = lambda e: (  # noqa: E731
+            (e["type"] == "card" and e["code"] == code and e["source"] != "manual")
             or e["type"] in ("alert", "round.void")
-            or (e["type"] == "table.state" and e["state"] == "paused"),
-            self.timeout, f"the table to take card {code}",
+            or (e["type"] == "table.state" and e["state"] == "paused")
         )
+        if getattr(self.shoe, "guarantees", SMART_SHOE).exactly_once:
+            self.watch.wait(taken, self.timeout, f"the table to take card {code}")
+            return
+        # A line reader may lose the line: the dealer sees the display did not take the card
+        # and calls the misdeal (card dropped), as at a real table.
+        try:
+            self.watch.wait(taken, self.LOST_LINE_SECONDS, f"the table to take card {code}")
+        except DealerTimeout:
+            self.stats.faults["lost-line"] = self.stats.faults.get("lost-line", 0) + 1
+            self.press("card_dropped")
 
     def _next_slot(self) -> tuple[str, int] | None:
         """Where the rules call the next card (the dealer reads it off the display)."""

@@ -39,6 +39,7 @@ class SimOptions:
     variants_dir: Path | None = None
     cards: list[str] | None = None  # a scripted shoe (card codes in dealing order)
     camera: str | None = None  # deck design for a simulated camera (shoe + camera table)
+    shoe_protocol: str = "slp1"  # "lines": a plain line-per-card reader instead of a smart shoe
 
 
 @dataclass
@@ -89,7 +90,13 @@ class SimulatedTable:
             table_id=o.table, variant=o.variant, journal=journal,
             sources=("shoe", "camera") if o.camera else ("shoe",),
             variants_dir=o.variants_dir, betting_seconds=o.betting_seconds * scale,
-            result_seconds=3 * scale, shoe=ShoeConfig(device),
+            result_seconds=3 * scale,
+            shoe=ShoeConfig(
+                device, protocol=o.shoe_protocol, accept_unverified=not o.camera,
+                # A line reader's time windows scale with the dealer's pace; a double read's
+                # copy arrives within a millisecond, so it is caught even at full speed.
+                repeat_seconds=max(0.5 * scale, 0.02), burst_seconds=0.15 * scale,
+            ),
             panel=PanelConfig("mock", dict(DEFAULT_PINS)),
             publish=PublishConfig(endpoint=o.publish, snapshot=o.snapshot, control=o.control),
             source="table-controller sim",
@@ -106,7 +113,8 @@ class SimulatedTable:
         """Start shoe and table; returns the dealer (for tests that deal by hand)."""
         from gpiozero.pins.mock import MockFactory
 
-        from firmware_interfaces.shoe import FaultPlan, SimulatedShoe, open_pty_pair
+        from firmware_interfaces.shoe import open_pty_pair
+        from firmware_interfaces.shoe.protocols import simulator_for
         from table_controller.assembly import LiveTable
 
         o = self.options
@@ -129,14 +137,18 @@ class SimulatedTable:
             pin.drive_high()
 
         # The dealer watches the table's events from before the shoe powers on.
+        pace = 1.0 * scale
+        if o.shoe_protocol == "lines":
+            pace = max(pace, 0.05)  # two same cards in a row must not look like one read twice
         dealer = SimulatedDealer(
-            live.game, None, live.controller, press, pace=1.0 * scale,
+            live.game, None, live.controller, press, pace=pace,
             betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
             camera=camera_parts[0] if camera_parts else None,
         )
-        self.shoe = SimulatedShoe(
+        simulator, fault_plan = simulator_for(o.shoe_protocol)
+        self.shoe = simulator(
             master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(), cards=o.cards,
-            faults=FaultPlan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
+            faults=fault_plan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
         )
         dealer.shoe = self.shoe
         # Close order: the table first (its driver stops reading), then the shoe.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "CameraDown", "CameraMismatch", "CardDrawn", "CardDropped", "CardMisplaced", "CloseBetting",
-    "DeviceFault", "ExposedCard", "ExtraCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
+    "DeviceFault", "DeviceWarning", "ExposedCard", "ExtraCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
     "ShoeNew", "ShoeRestarted", "StartRound", "SupervisorResume", "SupervisorVoid", "TableInput",
     "Tick", "VoidRequest",
 ]
@@ -152,6 +152,13 @@ class DeviceFault:
 
 
 @dataclass(frozen=True)
+class DeviceWarning:
+    """Something a device did that deserves an alert but no pause (a line read twice, a burst)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
 class SupervisorResume:
     """A supervisor resumes a paused round, confirming the card by hand where one is awaited."""
 
@@ -170,5 +177,6 @@ class SupervisorVoid:
 TableInput = (
     StartRound | CloseBetting | Tick | CardDrawn | NoRead | CardDropped | ExposedCard | ExtraCard
     | CardMisplaced | CameraMismatch | CameraDown | VoidRequest | ShoeNew | ShoeCut | ShoeEmpty
-    | LidChanged | LinkChanged | ShoeRestarted | DeviceFault | SupervisorResume | SupervisorVoid
+    | LidChanged | LinkChanged | ShoeRestarted | DeviceFault | DeviceWarning | SupervisorResume
+    | SupervisorVoid
 )

@@ -374,6 +374,9 @@ class TableMachine:
     def _on_DeviceFault(self, e: i.DeviceFault) -> None:
         self._trouble("device-fault", e.detail, awaiting_card=False)
 
+    def _on_DeviceWarning(self, e: i.DeviceWarning) -> None:
+        self._alert("device-fault", "warning", e.detail)
+
     def _on_SupervisorResume(self, e: i.SupervisorResume) -> None:
         if self.state == "closed" and self.shoe_refused:
             if e.card is not None:
