@@ -1,8 +1,9 @@
-"""``table-controller shoe sim|monitor``: run a simulated shoe, or watch a real one."""
+"""``table-controller shoe sim|monitor|record|replay``: simulate a shoe, watch, record or replay one."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import signal
 import sys
@@ -62,20 +63,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ),
     )
     monitor.add_argument("device", metavar="DEVICE",
-                         help="/dev/ttyUSB0, socket://host:port, a pty path")
-    monitor.add_argument("--json", action="store_true", help="one JSON object per line")
-    monitor.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
-    monitor.add_argument("--resume", metavar="BOOT:SEQ",
-                         help="the last delivered link state, e.g. 5F3A9C01:17 (default: RESET)")
-    gate = monitor.add_mutually_exclusive_group()
+                         help="/dev/ttyUSB0, socket://host:port, a pty path, hid:/dev/input/eventN")
+    _monitor_options(monitor)
+    monitor.set_defaults(func=run_monitor)
+
+    record = sub.add_parser(
+        "record",
+        help="monitor a reader and record both directions of its byte stream, with times",
+        description=(
+            "Like monitor, and writes every byte read from and written to DEVICE, timed, to "
+            "--out (JSON lines, docs/shoe.md). A recording of a real device belongs in "
+            "tests/fixtures/ with a note of the device; the tests replay it through the driver."
+        ),
+    )
+    record.add_argument("device", metavar="DEVICE", help="as for monitor")
+    record.add_argument("--out", type=Path, required=True, metavar="FILE", help="the recording to write")
+    record.add_argument("--note", default="", help="what device this is (vendor, model, firmware)")
+    _monitor_options(record)
+    record.set_defaults(func=run_monitor)
+
+    replay = sub.add_parser(
+        "replay",
+        help="play a recording back through the real driver and print what it delivers",
+    )
+    replay.add_argument("recording", type=Path, metavar="FILE", help="a shoe record file")
+    replay.add_argument("--speed", type=float, default=0.0,
+                        help="1 = as recorded, 0 = as fast as possible (default)")
+    replay.add_argument("--json", action="store_true", help="one JSON object per line")
+    replay.add_argument("--pattern", help="lines: a regex with groups rank and suit")
+    replay.set_defaults(func=run_replay)
+
+
+def _monitor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--protocol", default="slp1", metavar="NAME",
+                        help="slp1 (smart shoe, default) or lines (a plain line-per-card reader)")
+    parser.add_argument("--pattern", help="lines: a regex with groups rank and suit for odd readers")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+    parser.add_argument("--resume", metavar="BOOT:SEQ",
+                        help="slp1: the last delivered link state, e.g. 5F3A9C01:17 (default: RESET)")
+    gate = parser.add_mutually_exclusive_group()
     gate.add_argument("--lock", action="store_true", help="send LOCK at start")
     gate.add_argument("--unlock", action="store_true", help="send UNLOCK at start")
-    monitor.add_argument("--status", action="store_true", help="send STATUS at start")
-    monitor.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
-    monitor.add_argument("--cards", type=int, metavar="N", help="stop after N cards")
-    monitor.add_argument("--stats-every", type=float, default=10.0, metavar="SECONDS",
-                         help="print link statistics this often (0: only at the end; default 10)")
-    monitor.set_defaults(func=run_monitor)
+    parser.add_argument("--status", action="store_true", help="send STATUS at start")
+    parser.add_argument("--duration", type=float, metavar="SECONDS", help="stop after this long")
+    parser.add_argument("--cards", type=int, metavar="N", help="stop after N cards")
+    parser.add_argument("--stats-every", type=float, default=10.0, metavar="SECONDS",
+                        help="print link statistics this often (0: only at the end; default 10)")
 
 
 class _Printer:
@@ -238,10 +272,28 @@ def _no_card(shoe: Any) -> str:
     return "no card: the gate is locked" if shoe.gate_locked else "no card: the shoe is empty"
 
 
+def run_replay(args: argparse.Namespace, stdin: TextIO | None = None,
+               stdout: TextIO | None = None) -> int:
+    """Replay a recording through the real driver until every recorded byte is read."""
+    from firmware_interfaces.shoe.recording import Recording, ReplayTransport
+
+    recording = Recording.load(args.recording)
+    transport = ReplayTransport(recording, speed=args.speed)
+    ns = argparse.Namespace(
+        device=str(args.recording), protocol=recording.protocol, pattern=args.pattern,
+        json=args.json, baud=115200, resume=None, lock=False, unlock=False, status=False,
+        duration=None, cards=None, stats_every=0.0, out=None, note="",
+    )
+    return run_monitor(ns, stdin=io.StringIO(), stdout=stdout, transport=transport)
+
+
 def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
-                stdout: TextIO | None = None) -> int:
-    from firmware_interfaces.shoe.driver import ShoeDriver, open_url
+                stdout: TextIO | None = None, transport: Any = None) -> int:
+    """Monitor (and with ``--out`` record) a reader; ``transport``: a replayed one instead."""
+    from firmware_interfaces.shoe.driver import open_url
     from firmware_interfaces.shoe.events import CardDrawn, LinkState, event_to_dict
+    from firmware_interfaces.shoe.protocols import open_shoe
+    from firmware_interfaces.shoe.recording import RecordingWriter, recording_opener
 
     stdin = stdin or sys.stdin
     out = _Printer(stdout or sys.stdout)
@@ -257,7 +309,14 @@ def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
             if args.cards is not None and cards[0] >= args.cards:
                 stop.set()
 
-    driver = ShoeDriver(open_url(args.device, baudrate=args.baud), resume=resume, listener=show)
+    opener = open_url(args.device, baudrate=args.baud) if transport is None else (lambda: transport)
+    out_file = None
+    if getattr(args, "out", None) is not None:
+        out_file = open(args.out, "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
+        writer = RecordingWriter(out_file, protocol=args.protocol, device=args.device, note=args.note)
+        opener = recording_opener(opener, writer)
+    options = {"pattern": args.pattern} if args.pattern else {}
+    driver = open_shoe(args.protocol, opener, resume=resume, listener=show, **options)
 
     def show_stats() -> None:
         data = {"event": "stats", "up": driver.is_up, **driver.stats.as_dict()}
@@ -279,6 +338,8 @@ def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
                          daemon=True).start()
         deadline = time.monotonic() + args.duration if args.duration else None
         next_stats = time.monotonic() + args.stats_every if args.stats_every > 0 else None
+        if transport is not None:  # a replay ends when every recorded byte was read
+            threading.Thread(target=_stop_when_exhausted, args=(transport, stop), daemon=True).start()
         while not stop.is_set():
             now = time.monotonic()
             waits = [t - now for t in (deadline, next_stats) if t is not None]
@@ -293,7 +354,16 @@ def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
     finally:
         driver.close()
         show_stats()
+        if out_file is not None:
+            out_file.close()
     return 0
+
+
+def _stop_when_exhausted(transport: Any, stop: threading.Event) -> None:
+    while not stop.is_set() and not transport.exhausted:
+        time.sleep(0.05)
+    stop.wait(0.5)  # the driver's last frames are being delivered
+    stop.set()
 
 
 def _monitor_commands(driver: Any, stdin: TextIO, stop: threading.Event, show_stats: Any,
