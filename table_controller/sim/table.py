@@ -74,9 +74,16 @@ def split_faults(text: str) -> tuple[str, DealerFaults]:
 class SimulatedTable:
     """A :class:`~table_controller.assembly.LiveTable` on simulated devices, with a simulated dealer."""
 
-    def __init__(self, options: SimOptions, on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self, options: SimOptions, on_event: Callable[[dict[str, Any]], None] | None = None,
+        *, device: tuple[str, Any] | None = None,
+    ) -> None:
+        """``device``: (port URL, the device's hands) of a shoe to deal from instead of the
+        built-in simulator, e.g. a test rig's own shoe; the hands are the simulated shoe's
+        (``draw``, ``wait_gate``, ``load``, ...)."""
         self.options = options
         self.on_event = on_event
+        self.device = device
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._closers: list[Callable[[], None]] = []
         self.live: Any = None
@@ -124,7 +131,10 @@ class SimulatedTable:
         if journal is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="table-sim-")
             journal = Path(self._tmp.name) / f"{o.table}.sqlite"
-        master_fd, device = open_pty_pair()
+        if self.device is not None:
+            master_fd, device = -1, self.device[0]
+        else:
+            master_fd, device = open_pty_pair()
         config = self.config(device, journal)
         camera_parts = self._simulated_camera(config.variant) if o.camera else None
         live = LiveTable(config, pin_factory=MockFactory(), camera_parts=camera_parts)
@@ -145,14 +155,18 @@ class SimulatedTable:
             betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
             camera=camera_parts[0] if camera_parts else None,
         )
-        simulator, fault_plan = simulator_for(o.shoe_protocol)
-        self.shoe = simulator(
-            master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(), cards=o.cards,
-            faults=fault_plan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
-        )
+        if self.device is not None:
+            self.shoe = self.device[1]
+        else:
+            simulator, fault_plan = simulator_for(o.shoe_protocol)
+            self.shoe = simulator(
+                master_fd, decks=live.game.decks, seed=o.seed, cut_at=dealer.cut_position(),
+                cards=o.cards, faults=fault_plan.parse(shoe_faults, seed=o.seed) if shoe_faults else None,
+            )
         dealer.shoe = self.shoe
-        # Close order: the table first (its driver stops reading), then the shoe.
-        self._closers.insert(0, self.shoe.close)
+        # Close order: the table first (its driver stops reading), then the shoe (ours only).
+        if self.device is None:
+            self._closers.insert(0, self.shoe.close)
         if self.on_event is not None:
             live.controller.listeners.append(self.on_event)
         self.shoe.start()
