@@ -169,8 +169,7 @@ class SimulatedDealer:
             and self.shoe.remaining <= self.cut_cards_from_end
         if m.state == "closed" or self.game.shuffle_every_round or silent_cut:
             self.load_shoe()
-        self.press("start_round")
-        self.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting", self.timeout, "betting")
+        self._start_betting()
         self.stats.rounds += 1
         self._sleep(self.betting_seconds, stop)
         if m.state == "betting":
@@ -187,6 +186,21 @@ class SimulatedDealer:
             "the table to go idle",
         )
         return end
+
+    def _start_betting(self) -> None:
+        """Press start until betting opens: a press while the shoe link is down (a pulled
+        cable) is refused with a buzz, and a dealer presses again once the table is ready."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            self.controller.link_ready.wait(max(0.0, deadline - time.monotonic()))
+            self.press("start_round")
+            try:
+                self.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting",
+                                min(5.0, max(0.1, deadline - time.monotonic())), "betting")
+                return
+            except DealerTimeout:
+                if time.monotonic() >= deadline:
+                    raise
 
     def _deal(self, stop: threading.Event) -> str:
         while not stop.is_set():
