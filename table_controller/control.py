@@ -20,6 +20,9 @@ from table_controller.table import inputs as i
 
 log = logging.getLogger(__name__)
 
+#: The largest control request accepted; a real one is well under 1 KiB.
+MAX_REQUEST_BYTES = 16384
+
 
 def token_digest(token: str) -> str:
     """The SHA-256 hex digest a configuration lists for a supervisor token."""
@@ -42,6 +45,7 @@ class ControlServer:
         self._context = context or zmq.Context.instance()
         self._socket = self._context.socket(zmq.REP)
         self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)  # bigger: dropped unread
         self._socket.bind(endpoint)
         self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self._stop = threading.Event()
@@ -61,17 +65,30 @@ class ControlServer:
         poller = zmq.Poller()
         poller.register(self._socket, zmq.POLLIN)
         while not self._stop.is_set():
-            if not poller.poll(200):
-                continue
-            raw = self._socket.recv()
             try:
-                answer = self.answer(json.loads(raw))
-            except (ValueError, TableError) as e:
-                answer = {"ok": False, "error": str(e)}
-            except Exception as e:  # the control socket must always answer
-                log.exception("control request failed")
-                answer = {"ok": False, "error": f"internal error: {e}"}
-            self._socket.send(json.dumps(answer).encode())
+                if not poller.poll(200):
+                    continue
+                # The whole message, however many frames: a REP socket must answer each
+                # request exactly once, or it refuses every later one.
+                frames = self._socket.recv_multipart()
+                answer = self._answer_frames(frames)
+                self._socket.send(json.dumps(answer, default=str).encode())
+            except Exception:  # the top of a worker thread: log, keep serving
+                log.exception("control socket: a request could not be answered")
+
+    def _answer_frames(self, frames: list[bytes]) -> dict[str, Any]:
+        """The answer to one received message (never raises)."""
+        if len(frames) != 1:
+            return {"ok": False, "error": f"a request is one frame, not {len(frames)}"}
+        try:
+            return self.answer(json.loads(frames[0]))
+        except RecursionError:
+            return {"ok": False, "error": "a request is a JSON object, not nested that deep"}
+        except (ValueError, TableError) as e:
+            return {"ok": False, "error": str(e)}
+        except Exception as e:  # the control socket must always answer
+            log.exception("control request failed")
+            return {"ok": False, "error": f"internal error: {e}"}
 
     def _authorised(self, request: dict[str, Any]) -> bool:
         token = request.get("token")
@@ -134,6 +151,9 @@ class ControlServer:
             raise ValueError(f"unknown op {op!r} (status, press, resume, void, new-shoe)")
         if not self._authorised(request):
             return {"ok": False, "error": "not authorised: a valid supervisor token is required"}
+        for key in ("by", "card", "reason"):
+            if request.get(key) is not None and not isinstance(request[key], str):
+                raise ValueError(f"{key}: expected a string, got {type(request[key]).__name__}")
         who = f"supervisor {request.get('by') or 'token'} (token)"
         if op == "resume":
             events = self.controller.request(i.SupervisorResume(by=who, card=request.get("card")))

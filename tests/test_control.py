@@ -81,3 +81,54 @@ def test_an_illegal_action_is_refused_with_the_reason(table) -> None:
     assert answer == {"ok": False, "error": "nothing to resume: the table is idle"}
     assert ask(server, op="press", button="self_destruct")["ok"] is False
     assert "unknown op" in ask(server, op="launch")["error"]
+
+
+# -- hostile input (issue 13, findings 2, 3 and 10) ----------------------------------
+
+def raw_request(server: ControlServer, frames: list[bytes]) -> dict:
+    import json
+
+    import zmq
+
+    sock = zmq.Context.instance().socket(zmq.REQ)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        sock.connect(server.endpoint)
+        sock.send_multipart(frames)
+        assert sock.poll(5000), "no answer"
+        return json.loads(sock.recv())
+    finally:
+        sock.close()
+
+
+def test_a_two_frame_request_is_refused_and_the_socket_keeps_answering(table) -> None:
+    _, server = table
+    answer = raw_request(server, [b'{"op":"status"}', b"x"])
+    assert answer == {"ok": False, "error": "a request is one frame, not 2"}
+    assert ask(server, op="status")["ok"] is True
+
+
+def test_deeply_nested_json_is_refused_and_the_socket_keeps_answering(table) -> None:
+    _, server = table
+    answer = raw_request(server, [b"[" * 5000 + b"]" * 5000])
+    assert answer["ok"] is False
+    assert ask(server, op="status")["ok"] is True
+
+
+def test_a_supervisors_typo_in_the_card_is_refused_and_the_table_runs_on(table) -> None:
+    controller, server = table
+    ask(server, op="press", button="start_round")
+    controller.request(i.CloseBetting())
+    controller.request(i.CardDrawn("AS"))
+    controller.request(i.NoRead())
+    refused = ask(server, op="resume", token=TOKEN, card="10X")
+    assert refused["ok"] is False and "cannot resume" in refused["error"] and "10X" in refused["error"]
+    assert ask(server, op="status")["state"] == "paused"
+    assert ask(server, op="resume", token=TOKEN, card="KD")["ok"] is True
+
+
+@pytest.mark.parametrize("field,value", [("card", {"x": 1}), ("reason", ["void"]), ("by", 7)])
+def test_a_control_field_of_the_wrong_type_is_refused(table, field: str, value: object) -> None:
+    _, server = table
+    answer = ask(server, op="void", token=TOKEN, **{field: value})
+    assert answer["ok"] is False and answer["error"].startswith(f"{field}: expected a string")

@@ -232,3 +232,29 @@ def test_idle_seconds_counts_from_the_last_publish(context):
         FakeTable(pub).heartbeat()
         now[0] = 101.0
         assert pub.idle_seconds() == pytest.approx(0.6)
+
+
+# -- hostile requests (issue 13, findings 1 and 9) ------------------------------------
+
+def send_raw(context: zmq.Context, endpoint: str, body: bytes, wait_ms: int = 2000) -> bytes | None:
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(endpoint)
+    try:
+        dealer.send_multipart([b"", body])
+        if not dealer.poll(wait_ms):
+            return None
+        return dealer.recv_multipart()[-1]
+    finally:
+        dealer.close(linger=0)
+
+
+def test_deeply_nested_json_gets_an_error_and_snapshots_are_still_served(context, publisher):
+    reply = send_raw(context, publisher.bound_snapshot, b"[" * 2000 + b"]" * 2000)
+    assert reply is not None and b"unknown request" in reply
+    assert ask_snapshot(context, publisher.bound_snapshot)["seq"] == publisher.last_seq
+
+
+def test_an_oversized_request_is_dropped_unread_and_snapshots_are_still_served(context, publisher):
+    assert send_raw(context, publisher.bound_snapshot, b"[" * 200_000, wait_ms=500) is None
+    assert ask_snapshot(context, publisher.bound_snapshot)["seq"] == publisher.last_seq

@@ -20,6 +20,9 @@ from table_controller.publish.snapshot import SnapshotState
 
 log = logging.getLogger(__name__)
 
+#: The largest snapshot request accepted (``{"op": "snapshot"}`` is 18 bytes).
+MAX_REQUEST_BYTES = 4096
+
 DEFAULT_PUBLISH = "tcp://*:5556"
 DEFAULT_SNAPSHOT = "tcp://*:5557"
 #: Messages queued per subscriber before ZeroMQ drops for that subscriber (a slow display).
@@ -217,6 +220,9 @@ class EventPublisher:
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.SNDHWM, 1000)
         router.setsockopt(zmq.ROUTER_MANDATORY, 0)
+        # A snapshot request is a few bytes: a bigger message is dropped by ZeroMQ itself
+        # (the peer is disconnected) before it is ever read into memory.
+        router.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)
         try:
             if keys:
                 make_server(router, *keys)
@@ -235,7 +241,10 @@ class EventPublisher:
                 if not poller.poll(100):
                     continue
                 frames = router.recv_multipart()
-                self._answer(router, frames)
+                try:
+                    self._answer(router, frames)
+                except Exception:  # one request never stops the server: log it, serve on
+                    log.exception("snapshot server of table %s: a request failed", self.table)
         except Exception:  # the top of a worker thread: log, never die silently
             log.exception("snapshot server of table %s stopped", self.table)
         finally:
@@ -263,7 +272,7 @@ class EventPublisher:
         try:
             request = json.loads(body)
             op = request.get("op") if isinstance(request, dict) else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: [[[[...]]]]
             op = None
         if op == "snapshot":
             reply = self._snapshot_json()

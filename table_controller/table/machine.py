@@ -393,7 +393,10 @@ class TableMachine:
         if self.pause.awaiting_card:
             if e.card is None:
                 raise IllegalInput("resuming needs the confirmed card (e.g. --card TS)")
-            card = parse_card(e.card)
+            try:
+                card = parse_card(e.card)
+            except CardError as error:  # a supervisor's typo is refused, never fatal
+                raise IllegalInput(f"cannot resume: {error} (a card is e.g. TS, AH, 9D)") from error
             if not self.audit.can_add(card):
                 raise IllegalInput(f"card {CODES[card]} has already been dealt from this shoe")
         elif e.card is not None:
