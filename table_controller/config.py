@@ -7,6 +7,7 @@ names the file and the key (``T01.toml: panel.lamp_alarm: missing``). See
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,10 +140,14 @@ class _Section:
 
 
 def _positive(value: Any) -> str | None:
+    if not math.isfinite(value):
+        return f"must be a finite number, not {value}"
     return None if value > 0 else f"must be greater than 0, not {value}"
 
 
 def _non_negative(value: Any) -> str | None:
+    if not math.isfinite(value):
+        return f"must be a finite number, not {value}"
     return None if value >= 0 else f"must be 0 or more, not {value}"
 
 

@@ -85,8 +85,15 @@ def topic(event: dict[str, Any]) -> str:
 
 
 def to_json(event: dict[str, Any]) -> str:
-    """Compact JSON text of an event (what the journal stores and the wire carries)."""
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text of an event (what the journal stores and the wire carries).
+
+    Raises EventError for a non-finite number: ``Infinity`` is not JSON, and a
+    browser's ``JSON.parse`` would refuse the event (and freeze a floor screen).
+    """
+    try:
+        return json.dumps(event, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError as e:
+        raise EventError(f"{event.get('type')} event: {e} (not JSON)") from e
 
 
 def encode(event: dict[str, Any]) -> list[bytes]:

@@ -104,3 +104,34 @@ def test_relative_journal_path_is_relative_to_the_file(tmp_path: Path) -> None:
     )
     (tmp_path / "t.toml").write_text(text)
     assert load_config(tmp_path / "t.toml").journal == tmp_path / "data" / "T01.sqlite"
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), float("-inf")])
+def test_a_non_finite_number_is_refused(value: float) -> None:
+    """`betting_seconds = inf` once passed --check and journaled the non-JSON Infinity (issue 13)."""
+    msg = mutate(lambda d: d["table"].update(betting_seconds=value))
+    assert msg.startswith("T01.toml: table.betting_seconds: must be a finite number")
+
+
+def test_an_event_with_a_non_finite_number_is_never_written_as_json() -> None:
+    from table_controller.events import EventError, to_json
+
+    with pytest.raises(EventError, match="round.start event: .* not JSON"):
+        to_json({"type": "round.start", "betting_seconds": float("inf")})
+
+
+def test_a_line_reader_alone_needs_accept_unverified() -> None:
+    msg = mutate(lambda d: d["shoe"].update(protocol="lines"))
+    assert msg.startswith("T01.toml: shoe.protocol: 'lines' as the only card source")
+    assert "shoe.accept_unverified = true" in msg
+    data = example()
+    data["shoe"].update(protocol="lines", accept_unverified=True, pattern="(?P<suit>[SHDC])(?P<rank>10|[A2-9TJQK])")
+    config = parse_config(data, "T01.toml")
+    assert config.shoe is not None and config.shoe.driver_options()["pattern"].startswith("(?P<suit>")
+
+
+def test_line_reader_keys_are_refused_for_a_smart_shoe() -> None:
+    assert mutate(lambda d: d["shoe"].update(repeat_seconds=1)).startswith(
+        "T01.toml: shoe.repeat_seconds: only for protocol \"lines\"")
+    assert mutate(lambda d: d["shoe"].update(protocol="acme")).startswith(
+        "T01.toml: shoe.protocol: must be one of lines, slp1")
