@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import serial
 
 from firmware_interfaces.shoe.codec import Codec, SLP1Codec
-from firmware_interfaces.shoe.errors import ShoeLinkDown
-from firmware_interfaces.shoe.events import LinkDown, LinkState, LinkUp, ShoeEvent
+from firmware_interfaces.shoe.reader import ReaderEvents, Transport, read_available
+from firmware_interfaces.shoe.events import LinkState, ShoeEvent
 from firmware_interfaces.shoe.guarantees import SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
 from firmware_interfaces.shoe.stats import LinkStats
@@ -29,7 +27,6 @@ from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 
 log = logging.getLogger(__name__)
 
-Transport = Any  # a pyserial SerialBase or anything with read/write/in_waiting/close/timeout
 #: What a failing port raises (pulled cable, vanished device, closed fd).
 PORT_ERRORS = (serial.SerialException, OSError, ValueError)
 _PORT_ERRORS = PORT_ERRORS
@@ -55,7 +52,7 @@ def open_url(url: str, *, baudrate: int = 115200, exclusive: bool = True) -> Cal
     return opener
 
 
-class ShoeDriver:
+class ShoeDriver(ReaderEvents):
     """Controller side of SLP/1: delivers typed events, sends LOCK/UNLOCK/STATUS/RESET.
 
     Events go to ``listener`` (called on the reader thread: keep it quick) or,
@@ -69,6 +66,7 @@ class ShoeDriver:
     """
 
     guarantees: ReaderGuarantees = SMART_SHOE
+    what = "shoe link"
 
     def __init__(
         self,
@@ -83,16 +81,14 @@ class ShoeDriver:
         name: str = "shoe",
         recent_events: Sequence[ShoeEvent] = (),
     ) -> None:
+        super().__init__(listener, name)
         self._open_transport = open_transport
         self._resume = resume
         self._recent_events = list(recent_events)
-        self._listener = listener
         self._auto_ack = auto_ack
         self._codec: Codec = codec if codec is not None else SLP1Codec()
         self._clock = clock
         self._timing = timing
-        self._name = name
-        self._events: queue.Queue[ShoeEvent] = queue.Queue()
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._stats = LinkStats()
@@ -100,8 +96,6 @@ class ShoeDriver:
         self._transport: Transport | None = None
         self._thread: threading.Thread | None = None
         self._opened_once = False
-        self._up = threading.Event()
-        self._down_reason = "the link has not come up yet"
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
@@ -140,13 +134,6 @@ class ShoeDriver:
         self.close()
 
     # -- consumer API -------------------------------------------------------
-    def get_event(self, timeout: float | None = None) -> ShoeEvent | None:
-        """The next event (without a listener), or None after ``timeout`` seconds."""
-        try:
-            return self._events.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
     def ack(self, event: ShoeEvent) -> None:
         """The consumer durably recorded ``event`` (only meaningful with ``auto_ack=False``)."""
         with self._lock:
@@ -175,11 +162,6 @@ class ShoeDriver:
                 raise RuntimeError("ShoeDriver.start() must be called before sending commands")
             self._link.command(type_, self._clock())
             self._flush()
-
-    def wait_up(self, timeout: float) -> None:
-        """Block until frames from the shoe arrive; raises ShoeLinkDown after ``timeout`` s."""
-        if not self._up.wait(timeout):
-            raise ShoeLinkDown(f"shoe link not up after {timeout:g} s: {self._down_reason}")
 
     @property
     def is_up(self) -> bool:
@@ -257,14 +239,8 @@ class ShoeDriver:
 
     def _read(self) -> bytes | None:
         """Bytes from the transport (b"" on timeout), or None when it failed."""
-        transport = self._transport
         try:
-            data = transport.read(transport.in_waiting or 1)
-            if len(data) == 1:
-                more = transport.in_waiting
-                if more:
-                    data += transport.read(more)
-            return bytes(data)
+            return read_available(self._transport)
         except _PORT_ERRORS as e:
             self._lost(f"shoe port failed: {e}")
             return None
@@ -295,19 +271,3 @@ class ShoeDriver:
                 self._transport.write(out)
             except _PORT_ERRORS as e:  # the reader notices the failure on its next read
                 log.debug("%s write failed: %s", self._name, e)
-
-    def _dispatch(self, events: list[ShoeEvent]) -> None:
-        listener = self._listener
-        for event in events:
-            if isinstance(event, LinkUp):
-                self._up.set()
-            elif isinstance(event, LinkDown):
-                self._up.clear()
-                self._down_reason = event.reason
-            if listener is None:
-                self._events.put(event)
-                continue
-            try:
-                listener(event)
-            except Exception:
-                log.exception("%s listener failed on %r", self._name, event)

@@ -19,15 +19,14 @@ second card, and two cards closer together than ``burst_window`` is a
 from __future__ import annotations
 
 import logging
-import queue
 import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from firmware_interfaces.shoe.driver import PORT_ERRORS, Transport
-from firmware_interfaces.shoe.errors import ShoeLinkDown, ShoeProtocolError
+from firmware_interfaces.shoe.driver import PORT_ERRORS
+from firmware_interfaces.shoe.errors import ShoeProtocolError
 from firmware_interfaces.shoe.events import (
     RANKS,
     SUITS,
@@ -39,6 +38,7 @@ from firmware_interfaces.shoe.events import (
     ShoeEvent,
 )
 from firmware_interfaces.shoe.guarantees import LINE_READER, ReaderGuarantees
+from firmware_interfaces.shoe.reader import ReaderEvents, Transport, read_available
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 
 log = logging.getLogger(__name__)
@@ -209,7 +209,7 @@ class LineReaderStats:
         return asdict(self)
 
 
-class LineReaderDriver:
+class LineReaderDriver(ReaderEvents):
     """A plain line reader behind the shoe driver's interface.
 
     Events: ``LinkUp`` when the port opens, ``LinkDown`` when it fails,
@@ -223,6 +223,7 @@ class LineReaderDriver:
     """
 
     guarantees: ReaderGuarantees = LINE_READER
+    what = "card reader"
 
     def __init__(
         self,
@@ -237,18 +238,15 @@ class LineReaderDriver:
         name: str = "reader",
         **_slp1_options: object,  # resume=, auto_ack=, recent_events= mean nothing here
     ) -> None:
+        super().__init__(listener, name)
+        self._down_reason = "the reader's port has not opened yet"
         self._open_transport = open_transport
-        self._listener = listener
         self.parser = LineCardParser(pattern)
         self.repeat_window = repeat_window
         self.burst_window = burst_window
         self._clock = clock
         self._timing = timing
-        self._name = name
-        self._events: queue.Queue[ShoeEvent] = queue.Queue()
         self._stop = threading.Event()
-        self._up = threading.Event()
-        self._down_reason = "the reader's port has not opened yet"
         self._lock = threading.Lock()
         self._stats = LineReaderStats()
         self._transport: Transport | None = None
@@ -281,13 +279,6 @@ class LineReaderDriver:
         self.close()
 
     # -- the shoe driver's interface ------------------------------------------
-    def get_event(self, timeout: float | None = None) -> ShoeEvent | None:
-        """The next event (without a listener), or None after ``timeout`` seconds."""
-        try:
-            return self._events.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
     def ack(self, event: ShoeEvent) -> None:
         """Nothing to acknowledge: a line reader never hears back."""
 
@@ -302,11 +293,6 @@ class LineReaderDriver:
 
     def reset(self) -> None:
         """No sessions: nothing to reset."""
-
-    def wait_up(self, timeout: float) -> None:
-        """Block until the reader's port is open; raises ShoeLinkDown after ``timeout`` s."""
-        if not self._up.wait(timeout):
-            raise ShoeLinkDown(f"card reader not up after {timeout:g} s: {self._down_reason}")
 
     @property
     def is_up(self) -> bool:
@@ -406,15 +392,8 @@ class LineReaderDriver:
         return True
 
     def _read(self) -> bytes | None:
-        transport = self._transport
-        assert transport is not None
         try:
-            data = transport.read(transport.in_waiting or 1)
-            if len(data) == 1:
-                more = transport.in_waiting
-                if more:
-                    data += transport.read(more)
-            return bytes(data)
+            return read_available(self._transport)
         except PORT_ERRORS as e:
             self._close_transport()
             self._went_down(f"card reader's port failed: {e}")
@@ -440,18 +419,3 @@ class LineReaderDriver:
                 transport.close()
             except PORT_ERRORS:
                 pass
-
-    def _dispatch(self, events: list[ShoeEvent]) -> None:
-        for event in events:
-            if isinstance(event, LinkUp):
-                self._up.set()
-            elif isinstance(event, LinkDown):
-                self._up.clear()
-                self._down_reason = event.reason
-            if self._listener is None:
-                self._events.put(event)
-                continue
-            try:
-                self._listener(event)
-            except Exception:
-                log.exception("%s listener failed on %r", self._name, event)
