@@ -126,13 +126,6 @@ class ShoeDriver(ReaderEvents):
         with self._lock:
             self._close_transport()
 
-    def __enter__(self) -> ShoeDriver:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- consumer API -------------------------------------------------------
     def ack(self, event: ShoeEvent) -> None:
         """The consumer durably recorded ``event`` (only meaningful with ``auto_ack=False``)."""

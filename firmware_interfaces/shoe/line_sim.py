@@ -18,10 +18,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from firmware_interfaces.shoe.errors import FaultPlanError, ShoeError
-from firmware_interfaces.shoe.events import CARD_CODES
 from firmware_interfaces.shoe.guarantees import LINE_READER
 from firmware_interfaces.shoe.ports import ShoePort, as_port
-from firmware_interfaces.shoe.sim import Pacer, shuffled_codes
+from firmware_interfaces.shoe.sim import Pacer, loaded_cards
 
 _LINE_FAULTS = ("lost", "twice", "garbage")
 
@@ -137,12 +136,7 @@ class SimulatedLineReader:
         self.lines_sent = 0
 
     def _new_cards(self, cards: Sequence[str] | None, decks: int) -> deque[str]:
-        if cards is None:
-            return deque(shuffled_codes(decks, self._rng))
-        bad = [c for c in cards if c not in CARD_CODES]
-        if bad:
-            raise ShoeError(f"card code {bad[0]!r} is not rank A23456789TJQK + suit SHDC")
-        return deque(cards)
+        return loaded_cards(cards, decks, self._rng)
 
     # -- lifecycle (nothing runs: a line reader only talks when a card passes) --
     def start(self) -> None:

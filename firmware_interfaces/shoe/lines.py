@@ -271,13 +271,6 @@ class LineReaderDriver(ReaderEvents):
             self._thread.join(timeout=5)
         self._close_transport()
 
-    def __enter__(self) -> LineReaderDriver:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- the shoe driver's interface ------------------------------------------
     def ack(self, event: ShoeEvent) -> None:
         """Nothing to acknowledge: a line reader never hears back."""

@@ -11,7 +11,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from firmware_interfaces.shoe.errors import ShoeLinkDown
 from firmware_interfaces.shoe.events import LinkDown, LinkUp, ShoeEvent
@@ -47,6 +47,21 @@ class ReaderEvents:
         self._events: queue.Queue[ShoeEvent] = queue.Queue()
         self._up = threading.Event()
         self._down_reason = "the link has not come up yet"
+
+    def start(self) -> None:
+        """Start the reader thread (each driver its own)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop the reader thread and close the transport (each driver its own)."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def get_event(self, timeout: float | None = None) -> ShoeEvent | None:
         """The next event (without a listener), or None after ``timeout`` seconds."""

@@ -35,6 +35,16 @@ def shuffled_codes(decks: int, rng: random.Random) -> list[str]:
     return cards
 
 
+def loaded_cards(cards: Sequence[str] | None, decks: int, rng: random.Random) -> deque[str]:
+    """The cards a simulated reader deals: ``cards`` as scripted (checked), or shuffled decks."""
+    if cards is None:
+        return deque(shuffled_codes(decks, rng))
+    bad = [c for c in cards if c not in CARD_CODES]
+    if bad:
+        raise ShoeError(f"card code {bad[0]!r} is not rank A23456789TJQK + suit SHDC")
+    return deque(cards)
+
+
 class Pacer:
     """Holds writes back to a baud rate (8N1: 10 bits a byte), like a UART."""
 
@@ -115,12 +125,7 @@ class SimulatedShoe:
         self._next_unplug: float | None = None
 
     def _new_cards(self, cards: Sequence[str] | None, decks: int) -> deque[str]:
-        if cards is None:
-            return deque(shuffled_codes(decks, self._rng))
-        bad = [c for c in cards if c not in CARD_CODES]
-        if bad:
-            raise ShoeError(f"card code {bad[0]!r} is not rank A23456789TJQK + suit SHDC")
-        return deque(cards)
+        return loaded_cards(cards, decks, self._rng)
 
     # -- lifecycle ----------------------------------------------------------
     def start(self) -> None:
