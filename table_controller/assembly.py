@@ -25,25 +25,36 @@ class LiveTable:
 
     def __init__(
         self, config: TableConfig, *, pin_factory: Any = None, context: Any = None,
-        camera_parts: tuple[Any, Any] | None = None,
+        camera_parts: tuple[Any, Any] | None = None, new_journal: bool = False,
     ) -> None:
         """``camera_parts``: (camera source, calibration) to use instead of the configured camera
-        (the simulated table passes its simulated camera)."""
+        (the simulated table passes its simulated camera). ``new_journal``: an existing but
+        empty journal file may become a new journal (``--new-journal``)."""
         from table_controller.journal import Journal
         from table_controller.panel import DealerPanel, make_pin_factory
 
         self.config = config
+        # Everything close() touches exists from the start: a failure half-way through
+        # start-up reports its own cause, not an AttributeError of the clean-up.
+        self.shoe: Any = None
+        self.camera: Any = None
+        self.control: Any = None
+        self.publisher: Any = None
         self.game = load_game(config.variant, config.variants_dir)
         self._closers: list[Callable[[], None]] = []
         self._stop = threading.Event()
         self._loop: threading.Thread | None = None
-        #: Set when the controller loop died (e.g. the journal cannot commit).
+        #: Set when the controller loop died (e.g. the journal cannot commit); ``failure`` says why.
         self.failed = threading.Event()
+        self.failure = ""
         try:
             self.journal = Journal(
-                config.journal, table=config.table_id, game=self.game.game_id, variant=self.game.variant.id
+                config.journal, table=config.table_id, game=self.game.game_id,
+                variant=self.game.variant.id, new=new_journal,
             )
             self._closers.append(self.journal.close)
+            checked = self.journal.check_at_start()  # a broken journal is never extended
+            log.info("journal %s: chain checked (%d new events)", config.journal, checked)
             self.publisher = self._make_publisher(context)
             self.controller = TableController(
                 self.game, self.journal, table=config.table_id,
@@ -170,8 +181,9 @@ class LiveTable:
     def _run_loop(self) -> None:
         try:
             self.controller.run(self._stop)
-        except Exception:
+        except Exception as e:
             log.exception("table %s: the controller loop stopped", self.config.table_id)
+            self.failure = f"{type(e).__name__}: {e}"
             self.failed.set()
             self._stop.set()
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import signal
+import sys
 import threading
 from pathlib import Path
+
+from table_controller.errors import TableError
+
+
+class StartupError(TableError, RuntimeError):
+    """A part of the table (a device, a port) could not be started."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,7 +26,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--snapshot", metavar="ENDPOINT", help="override publish.snapshot")
     run.add_argument("--check", action="store_true", help="only validate the configuration and exit")
     run.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    run.add_argument(
+        "--new-journal", action="store_true",
+        help="the journal file exists but is empty: start a new journal in it (never implied)",
+    )
     run.set_defaults(func=run_table)
+
+#: Exit statuses of `run`: the configuration or a device refused at start (2, as for every
+#: command's refusal), the journal refused at start (3), the journal failed while running (4).
+EXIT_JOURNAL_REFUSED = 3
+EXIT_JOURNAL_FAILED = 4
 
 
 def run_table(args: argparse.Namespace) -> int:
@@ -41,7 +57,18 @@ def run_table(args: argparse.Namespace) -> int:
     from table_controller.cli.sim_cmd import describe
     from table_controller.events import to_json
 
-    live = LiveTable(config)
+    from table_controller.errors import TableError
+    from table_controller.journal.errors import JournalError
+
+    try:
+        live = LiveTable(config, new_journal=args.new_journal)
+    except JournalError as e:
+        print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
+        return EXIT_JOURNAL_REFUSED
+    except TableError:
+        raise
+    except Exception as e:  # a device (a busy GPIO pin, a missing port): one line, not a traceback
+        raise StartupError(f"table {config.table_id} not started: {type(e).__name__}: {e}") from e
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
@@ -53,10 +80,16 @@ def run_table(args: argparse.Namespace) -> int:
 
     live.controller.listeners.append(show)
     try:
-        live.start()
+        try:
+            live.start()
+        except TableError as e:  # the journal cannot be replayed
+            print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
+            return EXIT_JOURNAL_REFUSED
         while not done.wait(0.5):
             if live.failed.is_set():
-                return 1
+                print(f"table-controller: table {config.table_id} stopped: {live.failure}",
+                      file=sys.stderr)
+                return EXIT_JOURNAL_FAILED
     finally:
         live.close()
     return 0

@@ -27,3 +27,11 @@ class RoundAlreadySettled(JournalError, ValueError):
 
 class RoundAlreadyStarted(JournalError, ValueError):
     """A second ``round.start`` with a round id already used at this table."""
+
+
+class JournalBroken(JournalError, ValueError):
+    """A journal whose chain, seqs or triggers do not hold: it is never extended."""
+
+
+class JournalEmpty(JournalError, ValueError):
+    """An existing journal file with nothing in it: a damaged journal is not silently new."""

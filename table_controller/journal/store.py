@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 
 from table_controller.events import VERSION, EventError, to_json, validate
 from table_controller.journal.errors import (
+    JournalBroken,
+    JournalEmpty,
     JournalError,
     JournalMismatch,
     RoundAlreadySettled,
@@ -262,9 +264,14 @@ class Journal(JournalReader):
     """
 
     def __init__(
-        self, path: str | Path, *, table: str, game: str, variant: str | None = None
+        self, path: str | Path, *, table: str, game: str, variant: str | None = None,
+        new: bool = False,
     ) -> None:
+        """``new``: an existing but empty file (0 bytes, or no tables) may become a new
+        journal. Without it such a file is refused (``JournalEmpty``): a journal truncated
+        by accident must not silently restart at seq 1. A missing file is always created."""
         self.path = Path(path)
+        existed = self.path.exists()
         self._lock = threading.RLock()
         self._writer_lock: WriterLock | None = WriterLock.acquire(self.path)
         self._conn = None
@@ -272,6 +279,12 @@ class Journal(JournalReader):
             conn = connect_writer(self.path)
             self._conn = conn
             if is_empty_database(conn, self.path):
+                if existed and not new:
+                    raise JournalEmpty(
+                        f"journal {self.path}: the file exists but holds no journal "
+                        f"({self.path.stat().st_size} bytes): a damaged or truncated journal? "
+                        "Restore it from a backup, or start a new one explicitly (--new-journal)"
+                    )
                 configure_writer(conn, self.path)
                 create_schema(conn, {"table": table, "game": game, "variant": variant})
             meta = read_meta(conn, self.path)
@@ -287,6 +300,74 @@ class Journal(JournalReader):
         except BaseException:
             self.close()
             raise
+
+    @property
+    def verified_marker(self) -> Path:
+        """Where the last start-up check records how far the chain was verified."""
+        return self.path.with_name(self.path.name + ".verified")
+
+    def check_at_start(self) -> int:
+        """Check the chain before the table extends it; returns how many events were checked.
+
+        Only what was not checked at an earlier start is read (from the seq and hash in
+        :attr:`verified_marker`), so a large journal opens fast; a marker whose seq no
+        longer carries its hash (an edited or deleted tail) is refused. ``journal verify``
+        checks everything, results included.
+        """
+        since: tuple[int, str] | None = None
+        try:
+            seq_text, hash_text = self.verified_marker.read_text().split()
+            since = (int(seq_text), hash_text)
+        except (OSError, ValueError):
+            since = None
+        start = since[0] if since else 0
+        self.check_chain(since)
+        last = self.last_seq
+        tmp = self.verified_marker.with_name(self.verified_marker.name + ".tmp")
+        try:
+            tmp.write_text(f"{last} {self.last_hash}\n")
+            tmp.replace(self.verified_marker)
+        except OSError:
+            pass  # read-only folder: the next start checks the whole chain again
+        return last - start
+
+    def check_chain(self, since: tuple[int, str] | None = None) -> None:
+        """Raise JournalBroken naming the first bad seq unless seqs run 1, 2, 3 ... with
+        every hash equal to sha256(previous hash + text) and the append-only triggers in
+        place. ``since``: (seq, hash) verified before: check that row and onwards only."""
+        with self._lock:
+            assert self._conn is not None
+            present = {r[0] for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='trigger'")}
+        missing = [name for name in APPEND_ONLY_TRIGGERS if name not in present]
+        where = f"journal {self.path}"
+        how = f"inspect it with: table-controller journal verify --journal {self.path}"
+        if missing:
+            raise JournalBroken(f"{where}: append-only trigger {missing[0]!r} was removed; {how}")
+        expected, prev = 1, GENESIS
+        if since is not None and since[0] > 0:
+            rows = self._query("SELECT hash FROM events WHERE seq = ?", (since[0],))
+            if not rows or rows[0][0] != since[1]:
+                raise JournalBroken(
+                    f"{where}: seq {since[0]} no longer has the hash verified before; {how}")
+            expected, prev = since[0] + 1, since[1]
+        after = expected - 1
+        while True:
+            rows = self._query(
+                "SELECT seq, body, hash FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                (after, 4096),
+            )
+            for seq, body, stored in rows:
+                if seq != expected:
+                    raise JournalBroken(f"{where}: seq {expected} is missing (next is {seq}); {how}")
+                if chain_hash(prev, body) != stored:
+                    raise JournalBroken(
+                        f"{where}: hash chain broken at seq {seq} (this event was changed, or "
+                        f"events before it removed or reordered); {how}")
+                expected, prev = seq + 1, stored
+            if len(rows) < 4096:
+                return
+            after = rows[-1][0]
 
     @classmethod
     def open_readonly(cls, path: str | Path) -> JournalReader:

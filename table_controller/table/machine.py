@@ -145,8 +145,14 @@ class TableMachine:
     def restore(self, events: list[dict[str, Any]]) -> None:
         """Rebuild the state from journaled events, in seq order."""
         for event in events:
-            payload = {k: v for k, v in event.items() if k not in _COMMON}
-            self._apply(Draft(event["type"], event["round"], payload), parse_ts(event["ts"]))
+            try:
+                payload = {k: v for k, v in event.items() if k not in _COMMON}
+                self._apply(Draft(event["type"], event["round"], payload), parse_ts(event["ts"]))
+            except (AssertionError, KeyError, TypeError, ValueError, TableError) as e:
+                raise TableError(
+                    f"journal event seq {event.get('seq')} ({event.get('type')}) cannot be replayed: "
+                    f"{e or type(e).__name__}; inspect it with `table-controller journal verify`"
+                ) from e
 
     # ------------------------------------------------------------------ emitting
     def _emit(self, type_: str, round_: str | None = None, **payload: Any) -> None:
