@@ -92,6 +92,12 @@ class LiveTable:
             return None
         from table_controller.publish import CurveConfig, EventPublisher
 
+        from table_controller.publish.publisher import binds_beyond_loopback
+
+        for endpoint in (pub.endpoint, pub.snapshot, pub.control):
+            if pub.insecure and endpoint and binds_beyond_loopback(endpoint) and pub.server_secret_key is None:
+                log.warning("table %s: %s listens beyond this machine without CURVE "
+                            "(publish.insecure = true)", self.config.table_id, endpoint)
         security = None
         if pub.server_secret_key is not None and pub.authorized_clients is not None:
             security = CurveConfig(pub.server_secret_key, pub.authorized_clients)

@@ -71,11 +71,13 @@ class PanelConfig:
 class PublishConfig:
     """ZeroMQ endpoints (events.md defaults) and optional CURVE security."""
 
-    endpoint: str | None = "tcp://*:5556"  # None: publish nothing (a bare simulated table)
-    snapshot: str | None = "tcp://*:5557"
+    endpoint: str | None = "tcp://127.0.0.1:5556"  # None: publish nothing (a bare simulated table)
+    snapshot: str | None = "tcp://127.0.0.1:5557"
     control: str | None = "tcp://127.0.0.1:5558"  # None: no supervisor control socket
     server_secret_key: Path | None = None
     authorized_clients: Path | None = None
+    #: Serve beyond loopback without CURVE (anyone on the network may listen and ask).
+    insecure: bool = False
 
 
 @dataclass(frozen=True)
@@ -222,17 +224,19 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     secret = pub.get("server_secret_key", str, None)
     clients = pub.get("authorized_clients", str, None)
     publish = PublishConfig(
-        endpoint=pub.get("endpoint", str, "tcp://*:5556"),
-        snapshot=pub.get("snapshot", str, "tcp://*:5557"),
+        endpoint=pub.get("endpoint", str, "tcp://127.0.0.1:5556"),
+        snapshot=pub.get("snapshot", str, "tcp://127.0.0.1:5557"),
         control=pub.get("control", str, "tcp://127.0.0.1:5558"),
         server_secret_key=_path(base, secret) if secret else None,
         authorized_clients=_path(base, clients) if clients else None,
+        insecure=pub.get("insecure", bool, False),
     )
     pub.finish()
     if (secret is None) != (clients is None):
         raise ConfigError(
             f"{where}: publish.server_secret_key and publish.authorized_clients go together (CURVE)"
         )
+    _check_binds(publish, where)
 
     j = _Section(data.get("journal", {}), where, "journal")
     journal = _path(base, j.get("path", str))
@@ -254,6 +258,29 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     )
     _check_variant(config)
     return config
+
+
+def _check_binds(publish: PublishConfig, where: str) -> None:
+    """A socket that other hosts reach needs CURVE, or an explicit ``insecure = true``.
+
+    The control socket (supervisor commands) has no CURVE yet: off loopback only with
+    ``insecure = true``.
+    """
+    from table_controller.publish.publisher import binds_beyond_loopback
+
+    if publish.insecure:
+        return
+    keys = ("control",) if publish.server_secret_key is not None else ("endpoint", "snapshot", "control")
+    for key in keys:
+        endpoint = getattr(publish, key)
+        if endpoint and binds_beyond_loopback(endpoint):
+            raise ConfigError(
+                f"{where}: publish.{key}: {endpoint} listens beyond this machine without CURVE: "
+                "anyone on the network could listen or ask. "
+                + ("Bind the supervisor socket to 127.0.0.1" if key == "control" else
+                   "Set publish.server_secret_key and publish.authorized_clients, bind 127.0.0.1")
+                + ", or set publish.insecure = true"
+            )
 
 
 def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:

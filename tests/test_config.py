@@ -135,3 +135,24 @@ def test_line_reader_keys_are_refused_for_a_smart_shoe() -> None:
         "T01.toml: shoe.repeat_seconds: only for protocol \"lines\"")
     assert mutate(lambda d: d["shoe"].update(protocol="acme")).startswith(
         "T01.toml: shoe.protocol: must be one of lines, slp1")
+
+
+@pytest.mark.parametrize("key,endpoint", [
+    ("endpoint", "tcp://*:5556"), ("snapshot", "tcp://0.0.0.0:5557"), ("control", "tcp://10.0.0.5:5558"),
+])
+def test_a_bind_beyond_loopback_without_curve_is_refused(key: str, endpoint: str) -> None:
+    msg = mutate(lambda d: d["publish"].update({key: endpoint}))
+    assert msg.startswith(f"T01.toml: publish.{key}: {endpoint} listens beyond this machine without CURVE")
+
+
+def test_insecure_allows_a_network_bind_and_loopback_is_the_default() -> None:
+    data = example()
+    data["publish"].update(endpoint="tcp://*:5556", insecure=True)
+    assert parse_config(data, "T01.toml").publish.insecure
+    data = example()
+    del data["publish"]
+    config = parse_config(data, "T01.toml")
+    assert (config.publish.endpoint, config.publish.snapshot) == ("tcp://127.0.0.1:5556", "tcp://127.0.0.1:5557")
+    data = example()
+    data["publish"].update(endpoint="connect:tcp://studio:5559")  # outgoing: no bind to refuse
+    assert parse_config(data, "T01.toml").publish.endpoint.startswith("connect:")

@@ -18,9 +18,9 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def test_defaults_are_those_of_events_md():
+def test_defaults_are_events_md_ports_on_loopback():
     publisher = publisher_from_args(parse(), "T01")
-    assert (publisher.publish_endpoint, publisher.snapshot_endpoint) == ("tcp://*:5556", "tcp://*:5557")
+    assert (publisher.publish_endpoint, publisher.snapshot_endpoint) == ("tcp://127.0.0.1:5556", "tcp://127.0.0.1:5557")
     assert publisher.security is None
     publisher.context.term()
 

@@ -20,8 +20,8 @@ from table_controller.publish.publisher import attach
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FRONTEND = "tcp://*:5559"
-DEFAULT_BACKEND = "tcp://*:5560"
+DEFAULT_FRONTEND = "tcp://127.0.0.1:5559"  # name the studio address to serve a network
+DEFAULT_BACKEND = "tcp://127.0.0.1:5560"
 
 
 class StudioProxy:

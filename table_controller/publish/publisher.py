@@ -20,11 +20,21 @@ from table_controller.publish.snapshot import SnapshotState
 
 log = logging.getLogger(__name__)
 
+
+def binds_beyond_loopback(endpoint: str) -> bool:
+    """True for an endpoint that listens on a network other hosts reach (``tcp://*:5556``,
+    ``tcp://0.0.0.0:...``, ``tcp://10.0.0.5:...``); False for loopback, ipc, inproc and
+    ``connect:`` endpoints (outgoing)."""
+    if endpoint.startswith("connect:") or not endpoint.startswith("tcp://"):
+        return False
+    host = endpoint[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
+    return not (host in ("localhost", "::1") or host.startswith("127."))
+
 #: The largest snapshot request accepted (``{"op": "snapshot"}`` is 18 bytes).
 MAX_REQUEST_BYTES = 4096
 
-DEFAULT_PUBLISH = "tcp://*:5556"
-DEFAULT_SNAPSHOT = "tcp://*:5557"
+DEFAULT_PUBLISH = "tcp://127.0.0.1:5556"  # loopback unless the studio names an address
+DEFAULT_SNAPSHOT = "tcp://127.0.0.1:5557"
 #: Messages queued per subscriber before ZeroMQ drops for that subscriber (a slow display).
 DEFAULT_SNDHWM = 10_000
 CONNECT_PREFIX = "connect:"
