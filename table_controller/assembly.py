@@ -77,6 +77,11 @@ class LiveTable:
             if config.publish.control:
                 from table_controller.control import ControlServer
 
+                if any(len(t) == 64 for t in config.supervisor_tokens):
+                    log.warning("table %s: supervisor.token_sha256 stores tokens unsalted; replace "
+                                "them with supervisor.tokens (table-controller keys token)",
+                                config.table_id)
+
                 self.control = ControlServer(
                     self.controller, config.publish.control, config.supervisor_tokens, context,
                     camera=self.simulated_camera,

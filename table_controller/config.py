@@ -242,12 +242,22 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     journal = _path(base, j.get("path", str))
     j.finish()
 
+    from table_controller.tokens import check_stored_form
+
     sup = _Section(data.get("supervisor", {}), where, "supervisor")
-    tokens = sup.get("token_sha256", list, [])
+    salted = sup.get("tokens", list, [])
+    legacy = sup.get("token_sha256", list, [])
     sup.finish()
-    for token in tokens:
+    for token in salted:
+        problem = check_stored_form(token)
+        if problem is None and len(token) == 64:
+            problem = "an unsalted SHA-256 belongs in supervisor.token_sha256 (better: keys token)"
+        if problem:
+            raise ConfigError(f"{where}: supervisor.tokens: {problem}")
+    for token in legacy:
         if not (isinstance(token, str) and len(token) == 64 and all(ch in "0123456789abcdef" for ch in token)):
             raise ConfigError(f"{where}: supervisor.token_sha256: {token!r} is not a lower-case SHA-256 hex digest")
+    tokens = [*salted, *legacy]
 
     config = TableConfig(
         table_id=table_id, variant=variant, journal=journal, sources=tuple(cards),

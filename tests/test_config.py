@@ -156,3 +156,13 @@ def test_insecure_allows_a_network_bind_and_loopback_is_the_default() -> None:
     data = example()
     data["publish"].update(endpoint="connect:tcp://studio:5559")  # outgoing: no bind to refuse
     assert parse_config(data, "T01.toml").publish.endpoint.startswith("connect:")
+
+
+def test_salted_tokens_are_checked_on_load() -> None:
+    from table_controller.tokens import stored_form
+
+    data = example()
+    data["supervisor"] = {"tokens": [stored_form("floor")]}
+    assert parse_config(data, "T01.toml").supervisor_tokens[0].startswith("scrypt$")
+    msg = mutate(lambda d: d.update(supervisor={"tokens": ["plain-text-token"]}))
+    assert msg.startswith("T01.toml: supervisor.tokens: 'plain-text-token'... is not scrypt$")

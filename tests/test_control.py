@@ -132,3 +132,23 @@ def test_a_control_field_of_the_wrong_type_is_refused(table, field: str, value: 
     _, server = table
     answer = ask(server, op="void", token=TOKEN, **{field: value})
     assert answer["ok"] is False and answer["error"].startswith(f"{field}: expected a string")
+
+
+def test_a_salted_token_opens_the_socket_and_a_wrong_one_does_not(tmp_path: Path) -> None:
+    from table_controller.tokens import check_stored_form, matches, stored_form
+
+    stored = stored_form(TOKEN)
+    assert check_stored_form(stored) is None and stored.startswith("scrypt$16384$8$1$")
+    assert stored != stored_form(TOKEN)  # a fresh salt every time
+    assert matches(TOKEN, stored) and not matches(TOKEN + "x", stored)
+    assert matches(TOKEN, token_digest(TOKEN))  # legacy SHA-256 still accepted
+
+
+def test_supervise_reads_the_token_from_a_file_or_the_environment(tmp_path: Path, monkeypatch) -> None:
+    from table_controller.cli.supervise_cmd import read_token
+
+    path = tmp_path / "token"
+    path.write_text(TOKEN + "\n")
+    assert read_token(path) == TOKEN
+    monkeypatch.setenv("TABLE_SUPERVISOR_TOKEN", "from-env")
+    assert read_token(None) == "from-env"

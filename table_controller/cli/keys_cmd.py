@@ -1,4 +1,4 @@
-"""``table-controller keys generate``: CURVE key pairs for tables and displays."""
+"""``table-controller keys generate|token``: CURVE key pairs; supervisor tokens and their salted form."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    keys = subparsers.add_parser("keys", help="CURVE keys for a secured event stream")
+    keys = subparsers.add_parser("keys", help="CURVE keys for a secured event stream; supervisor tokens")
     sub = keys.add_subparsers(dest="keys_command", metavar="ACTION")
     sub.required = True
     generate = sub.add_parser(
@@ -25,6 +25,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     generate.add_argument("--dir", type=Path, default=Path("."), help="folder to write to (default .)")
     generate.add_argument("--json", action="store_true", help="print a JSON object")
     generate.set_defaults(func=run_generate)
+    token = sub.add_parser(
+        "token",
+        help="make a supervisor token and its salted form for supervisor.tokens",
+        description=(
+            "Prints a new random supervisor token (give it to the supervisor, e.g. in a file "
+            "for supervise --token-file) and its stored form, scrypt with a random salt, for "
+            "the table configuration's supervisor.tokens. With --token-file, the token in "
+            "that file is used instead of a new one."
+        ),
+    )
+    token.add_argument("--token-file", type=Path, help="make the stored form of the token in this file")
+    token.add_argument("--json", action="store_true", help="print a JSON object")
+    token.set_defaults(func=run_token)
+
+
+def run_token(args: argparse.Namespace) -> int:
+    from table_controller.tokens import new_token, stored_form
+
+    secret = args.token_file.read_text().strip() if args.token_file else new_token()
+    stored = stored_form(secret)
+    if args.json:
+        print(json.dumps({"token": None if args.token_file else secret, "stored": stored}))
+    else:
+        if not args.token_file:
+            print(f"token   {secret}   (give it to the supervisor; it is not stored anywhere)")
+        print(f'stored  "{stored}"   (supervisor.tokens in the table configuration)')
+    return 0
 
 
 def run_generate(args: argparse.Namespace) -> int:

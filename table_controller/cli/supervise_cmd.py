@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from table_controller.errors import TableError
@@ -22,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     sup.add_argument("--control", default="tcp://127.0.0.1:5558", metavar="ENDPOINT", help="control endpoint")
     sup.add_argument(
-        "--token", default=os.environ.get("TABLE_SUPERVISOR_TOKEN"),
-        help="supervisor token (default: $TABLE_SUPERVISOR_TOKEN)",
+        "--token-file", type=Path, metavar="FILE",
+        help="a file holding the supervisor token (default: $TABLE_SUPERVISOR_TOKEN); a token "
+        "is never given on the command line, where every user of the machine can read it",
     )
     sup.add_argument("--by", default=os.environ.get("USER", "supervisor"), help="who is acting (journaled)")
     sup.add_argument("--json", action="store_true", help="print the controller's answer as JSON")
@@ -59,10 +61,20 @@ def send_request(endpoint: str, request: dict[str, Any], timeout: float) -> dict
         sock.close()
 
 
+def read_token(path: Path | None) -> str | None:
+    """The supervisor token from ``path`` or ``$TABLE_SUPERVISOR_TOKEN``; None when neither."""
+    if path is not None:
+        try:
+            return path.read_text().strip()
+        except OSError as e:
+            raise ControlUnreachable(f"cannot read the token file {path}: {e.strerror}") from e
+    return os.environ.get("TABLE_SUPERVISOR_TOKEN")
+
+
 def run_supervise(args: argparse.Namespace) -> int:
     request: dict[str, Any] = {"op": args.action, "by": args.by}
     if args.action != "status":
-        request["token"] = args.token
+        request["token"] = read_token(args.token_file)
     if args.action == "resume" and args.card:
         request["card"] = args.card
     if args.action == "void":
