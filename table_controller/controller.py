@@ -20,6 +20,7 @@ from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.errors import TableError
+from table_controller.journal.errors import JournalError
 from table_controller.events import make_event
 from table_controller.fusion import CameraSaw, CardFusion
 from table_controller.rules.game import Game
@@ -30,6 +31,13 @@ log = logging.getLogger(__name__)
 
 #: How long a start-round press may wait for the shoe to confirm that its gate is locked.
 GATE_CONFIRM_SECONDS = 2.0
+#: Shoe events waiting for the loop at most. More, and the driver's reader thread waits:
+#: it reads no further, nothing more is ACKed, and the shoe's window holds the cards.
+SHOE_BACKLOG = 256
+#: Alerts of one kind journaled per ALERT_WINDOW seconds at most; the rest are counted and
+#: summarised in one alert when the window ends (a flood cannot fill the journal).
+ALERTS_PER_WINDOW = 20
+ALERT_WINDOW = 10.0
 
 EventListener = Callable[[dict[str, Any]], None]
 
@@ -41,6 +49,7 @@ class Posted:
     input: i.TableInput | None
     shoe_event: Any = None
     reply: queue.Queue[Any] | None = None
+    backlog: bool = False  # holds a place of the shoe backlog until applied
 
 
 @dataclass
@@ -92,6 +101,8 @@ class TableController:
         self.listeners: list[EventListener] = []
         self.stats = ControllerStats()
         self._queue: queue.Queue[Posted] = queue.Queue()
+        self._shoe_backlog = threading.BoundedSemaphore(SHOE_BACKLOG)
+        self._alerts = AlertLimiter(ALERTS_PER_WINDOW, ALERT_WINDOW)
         self._last_sent = 0.0
         self._gate_open: bool | None = None
         #: The shoe reported its gate locked after our latest LOCK: every card it drew
@@ -132,8 +143,16 @@ class TableController:
         return answer
 
     def on_shoe_event(self, event: Any) -> None:
-        """The shoe driver's listener (called in its reader thread)."""
-        self._queue.put(Posted(shoe_input(event, self), event))
+        """The shoe driver's listener (called in its reader thread).
+
+        Blocks while :data:`SHOE_BACKLOG` shoe events wait for the loop: backpressure,
+        so a flood from a device keeps memory bounded and loses nothing (a frame not yet
+        applied is not ACKed, so the shoe keeps it).
+        """
+        while not self._shoe_backlog.acquire(timeout=1.0):
+            log.warning("table %s: %d shoe events wait for the loop; the reader waits",
+                        self.table, SHOE_BACKLOG)
+        self._queue.put(Posted(shoe_input(event, self), event, backlog=True))
 
     def on_button(self, name: str) -> None:
         """The panel's listener: a button was pressed (gpiozero's thread or the caller's)."""
@@ -165,14 +184,22 @@ class TableController:
                 if item is not None:
                     self._apply(item)
                 self._release_held_starts()
-                self.step(i.Tick())
+                self._tick()
                 if self.clock() - self._last_sent >= self.heartbeat_seconds:
                     self._commit([Draft("heartbeat", self.machine.round_id, {"state": self.machine.state})])
-            except TableError as e:
+            except JournalError as e:
                 # A journal that cannot commit must stop the table: nothing may be acted on unrecorded.
                 log.critical("table %s stopped: %s", self.table, e)
                 self.stats.errors.append(str(e))
                 raise
+
+    def _tick(self) -> None:
+        try:
+            self.step(i.Tick())
+        except (JournalError, IllegalInput):
+            raise
+        except Exception as e:
+            self._recover(Posted(i.Tick()), e)
 
     def _wait_time(self) -> float:
         now = self.clock()
@@ -188,6 +215,9 @@ class TableController:
         return max(0.0, min(min(deadlines) - now, 0.25))
 
     def _apply(self, item: Posted) -> None:
+        if item.backlog:
+            item.backlog = False
+            self._shoe_backlog.release()
         if isinstance(item.input, i.StartRound) and self._waiting_for_gate_lock():
             self._held_starts.append((item, self.clock()))
             return
@@ -197,8 +227,35 @@ class TableController:
         except IllegalInput as e:
             self._reject(item, e)
             return
+        except JournalError:
+            raise
+        except Exception as e:  # an input the code did not foresee: refuse it, stay consistent
+            self._recover(item, e)
+            return
         if item.reply is not None:
             item.reply.put(events)
+
+    def _recover(self, item: Posted, error: Exception) -> None:
+        """An input raised what no rule expected: nothing of it was journaled, so rebuild the
+        machine from the journal (the truth), keep the device state, and say so."""
+        log.exception("table %s: input %r could not be applied", self.table, item.input)
+        self.stats.errors.append(f"{type(error).__name__}: {error}")
+        old = self.machine
+        machine = TableMachine(
+            self.game, table=self.table, betting_seconds=old.betting_seconds,
+            result_seconds=old.result_seconds,
+        )
+        from table_controller.events import EVENT_TYPES
+
+        machine.restore(list(self.journal.events(types=[t for t in EVENT_TYPES if t != "heartbeat"])))
+        machine.link_up, machine.lid_open = old.link_up, old.lid_open
+        self.machine = machine
+        detail = (f"an input could not be applied ({type(error).__name__}: {error}); "
+                  "the table was rebuilt from its journal")
+        self._commit([Draft("alert", machine.round_id,
+                            {"kind": "device-fault", "severity": "critical", "detail": detail[:500]})])
+        if item.reply is not None:
+            item.reply.put(IllegalInput(detail))
 
     def _reject(self, item: Posted, error: IllegalInput) -> None:
         self.stats.rejected += 1
@@ -345,9 +402,10 @@ class TableController:
         return inputs
 
     def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
+        now = self.clock()
+        drafts = self._alerts.admit(drafts, now)
         if not drafts and link is None:
             return []
-        now = self.clock()
         made = [
             _without_seq(make_event(
                 table=self.table, seq=1, ts=now, type=d.type, game=self.game.game_id,
@@ -396,6 +454,46 @@ class TableController:
             self.panel.show(m.state)
             if any(e["type"] == "alert" and e["severity"] != "info" for e in events):
                 self.panel.buzz()
+
+
+class AlertLimiter:
+    """At most ``limit`` alerts of one kind per ``window`` seconds; the rest are counted
+    and reported in one summary alert when the window ends. Alerts change no table
+    state, so leaving some out keeps the journal and the machine consistent."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit, self.window = limit, window
+        self._since: dict[str, float] = {}
+        self._count: dict[str, int] = {}
+        self._suppressed: dict[str, int] = {}
+
+    def admit(self, drafts: list[Draft], now: float) -> list[Draft]:
+        out = self._summaries(now)
+        for draft in drafts:
+            if draft.type != "alert":
+                out.append(draft)
+                continue
+            kind = str(draft.payload.get("kind"))
+            if now - self._since.get(kind, float("-inf")) >= self.window:
+                self._since[kind], self._count[kind] = now, 0
+            self._count[kind] += 1
+            if self._count[kind] <= self.limit:
+                out.append(draft)
+            else:
+                self._suppressed[kind] = self._suppressed.get(kind, 0) + 1
+        return out
+
+    def _summaries(self, now: float) -> list[Draft]:
+        out: list[Draft] = []
+        for kind, n in list(self._suppressed.items()):
+            if now - self._since[kind] >= self.window:
+                del self._suppressed[kind]
+                out.append(Draft("alert", None, {
+                    "kind": kind, "severity": "warning",
+                    "detail": f"{n} more {kind} alerts in {self.window:g} s were not journaled "
+                              f"one by one (more than {self.limit})",
+                }))
+        return out
 
 
 def _without_seq(event: dict[str, Any]) -> dict[str, Any]:

@@ -330,3 +330,74 @@ def test_the_gate_locks_once_the_shoe_gave_the_rounds_last_card_even_before_the_
     c.post(CameraSaw("banker", 1, "KD"))
     drain(c)
     assert c.machine.state == "result"
+
+
+# -- floods and the unforeseen (issue 13, finding 8 and the rule) ---------------------
+
+def test_a_flood_of_shoe_events_waits_in_the_driver_not_in_memory(tmp_path: Path, factory: MockFactory) -> None:
+    from firmware_interfaces import shoe
+    from table_controller.controller import SHOE_BACKLOG
+
+    c = make(tmp_path, factory)
+    link = shoe.LinkState("5F3A9C01", 0)
+    sent = []
+
+    def reader() -> None:  # the driver's reader thread, delivering faster than the loop applies
+        for n in range(1, SHOE_BACKLOG + 51):
+            c.on_shoe_event(shoe.CardDrawn("AS", "RO", n, link))
+            sent.append(n)
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    thread.join(1.5)
+    assert thread.is_alive() and len(sent) == SHOE_BACKLOG  # held back: nothing queued beyond
+    drain(c)
+    thread.join(5)
+    drain(c)
+    assert len(sent) == SHOE_BACKLOG + 50  # every event got through once the loop caught up
+    assert c.stats.inputs >= SHOE_BACKLOG + 50
+
+
+def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summarised(
+    tmp_path: Path, factory: MockFactory,
+) -> None:
+    from table_controller.controller import ALERT_WINDOW, ALERTS_PER_WINDOW
+
+    c = make(tmp_path, factory)
+    for _ in range(200):  # cards outside a round: one wrong-order alert each
+        c.post(i.CardDrawn("AS"))
+    drain(c)
+    alerts = [e for e in c.journal.events(types=["alert"])]
+    assert len(alerts) == ALERTS_PER_WINDOW
+    c.clock.now += ALERT_WINDOW
+    c.step(i.Tick())
+    summary = list(c.journal.events(types=["alert"]))[-1]
+    assert summary["detail"] == (f"{200 - ALERTS_PER_WINDOW} more wrong-order alerts in "
+                                 f"{ALERT_WINDOW:g} s were not journaled one by one (more than "
+                                 f"{ALERTS_PER_WINDOW})")
+
+
+def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_journal(
+    tmp_path: Path, factory: MockFactory, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = make(tmp_path, factory)
+    c.post(i.StartRound())
+    drain(c)
+    real = c.machine.handle
+
+    def broken(event, now):  # type: ignore[no-untyped-def]
+        if isinstance(event, i.CloseBetting):
+            c.machine._emit("betting.closed", c.machine.round_id)  # half-applied, then a bug
+            raise RuntimeError("a bug")
+        return real(event, now)
+
+    monkeypatch.setattr(c.machine, "handle", broken)
+    c.post(i.CloseBetting())
+    drain(c)
+    assert c.machine.state == "betting"  # rebuilt from the journal: the half-applied step is gone
+    alert = list(c.journal.events(types=["alert"]))[-1]
+    assert alert["severity"] == "critical" and "RuntimeError: a bug" in alert["detail"]
+    c.post(i.CloseBetting())
+    drain(c)
+    assert c.machine.state == "dealing"  # the table runs on
+    assert verify_journal(c.journal.path).ok
