@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from table_controller.soak.checker import CHECKS
-from table_controller.soak.options import CAMERA_FAULTS, FAULT_KINDS
+from table_controller.soak.options import CAMERA_FAULTS, FAULT_KINDS, LINE_ONLY_FAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every shoe and dealer fault kind, at rates high enough that each happens in 120 rounds.
@@ -65,7 +65,7 @@ def test_short_soak_with_every_fault_and_kills_keeps_every_promise(tmp_path: Pat
     assert counts["restarts"] >= 2
     assert sum(counts["kills_by_state"].values()) == counts["restarts"]
     assert {kind for kind, n in counts["faults"].items() if n > 0} == {
-        *(k for k in FAULT_KINDS if k not in CAMERA_FAULTS), "kill"}
+        *(k for k in FAULT_KINDS if k not in CAMERA_FAULTS and k not in LINE_ONLY_FAULTS), "kill"}
     assert counts["drawn_by_shoes"] >= counts["cards"] - counts["burn_cards"]
     assert (
         report["latency_ms"]["p50"] is not None
@@ -99,6 +99,55 @@ def test_camera_tables_under_camera_faults_and_kills_keep_every_promise(tmp_path
         sources = {json.loads(b).get("source") for (b,) in conn.execute(
             "SELECT body FROM events WHERE type = 'card'")}
     assert "shoe+camera" in sources  # the camera confirmed the cards
+
+
+#: Line tables: lost lines, double reads and line noise at rates that hit every run, dealer
+#: drops and voids; the smart-shoe table gets every shoe and dealer fault at its default rate.
+LINE_FAULTS_SPEC = "all,lost=0.08,twice=0.1,garbage=0.1,dropped=0.03,void=0.03"
+
+
+@pytest.mark.slow
+def test_line_tables_under_lost_lines_double_reads_noise_and_kills_keep_what_they_can_promise(
+    tmp_path: Path,
+) -> None:
+    """T02 (teen patti: a new shoe every round, told by the supervisor) and T03 (baccarat:
+    burn cards) have plain line readers: no gate, no count, no retransmission. Every card
+    the readers drew is journaled once in its round, or its line was lost, or its round
+    voided (the dealer calls a misdeal for a card that does not show, a kill's included);
+    no double read is journaled twice. The killer's seed sends its first kills to them."""
+    done = _soak(
+        "--tables", "3", "--rounds", "8", "--seed", "11", "--line-tables", "2",
+        "--variants", "baccarat,teen-patti-2020,baccarat", "--camera-tables", "0",
+        "--faults", LINE_FAULTS_SPEC, "--kill-every", "3",
+        "--json", "--keep", str(tmp_path / "soak"),
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["checks"] == {name: True for name in CHECKS}
+    counts = report["counts"]
+    assert counts["rounds"] == 24 and counts["line_tables"] == 2
+    faults = counts["faults"]
+    assert faults["lost"] > 0 and faults["twice"] > 0 and faults["garbage"] > 0
+    assert counts["lost_lines"] == faults["lost"]
+    assert counts["lines_read_twice"] > 0
+    kills = {t: (tmp_path / "soak" / f"{t}.log").read_text().count("killed with SIGKILL")
+             for t in ("T02", "T03")}
+    assert sum(kills.values()) >= 1, kills
+    config = (tmp_path / "soak" / "T03.toml").read_text()
+    assert 'protocol = "lines"' in config and "accept_unverified = true" in config
+    import sqlite3
+
+    with sqlite3.connect(f"file:{tmp_path / 'soak' / 'T02.sqlite'}?mode=ro", uri=True) as conn:
+        bodies = [json.loads(b) for (b,) in conn.execute("SELECT body FROM events")]
+    assert all("shoe_count" not in e for e in bodies if e["type"] == "card")
+    assert sum(1 for e in bodies if e["type"] == "shoe" and e.get("event") == "new") >= 8
+
+
+def test_line_tables_that_overlap_camera_tables_are_a_clear_error() -> None:
+    done = _soak("--tables", "1", "--line-tables", "1", timeout=30)
+    assert done.returncode == 2
+    assert "--line-tables 1 with --camera-tables 1" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_bad_fault_spec_is_a_clear_error() -> None:

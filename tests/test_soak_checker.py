@@ -209,6 +209,8 @@ def test_fault_specs() -> None:
         "mismatch",
         "noread",
         "slow",
+        "lost",
+        "twice",
     }
     with pytest.raises(ConfigError, match="unknown fault 'fire'"):
         parse_faults("fire")
@@ -361,3 +363,222 @@ def test_one_shoe_count_journaled_twice_fails(tmp_path: Path) -> None:
     result = check_run([record], _stream(events), {}, [])
     assert "cards_accounted" in _failed(result)
     assert any("card 23 journaled 2 times" in p for p in result.problems["cards_accounted"])
+
+
+# ---------------------------------------------------------------- line tables (a plain line reader)
+
+
+def _dealt_round(round_id: str, codes: list[str], clock: TickingClock) -> list[dict[str, Any]]:
+    """Drafts of one baccarat round dealt from ``codes`` as a line table journals it: no
+    ``shoe_count`` (a line reader counts nothing), positions and result by the rules core."""
+    from table_controller.rules import load_game
+    from table_controller.rules.cards import CODES, parse_card
+
+    deal, used = load_game("baccarat").deal([parse_card(c) for c in codes])
+    assert used == len(codes), "the round takes every card given"
+    return [
+        draft("round.start", round_id, clock=clock, variant="baccarat", betting_seconds=15),
+        draft("table.state", round_id, clock=clock, state="dealing", reason=None),
+        *[
+            draft("card", round_id, clock=clock, position=p, index=i, code=CODES[c], source="shoe")
+            for p, i, c in deal.placed
+        ],
+        draft("round.result", round_id, clock=clock, **deal.result().to_dict()),
+        draft("table.state", round_id, clock=clock, state="result", reason=None),
+    ]
+
+
+def _new_shoe(clock: TickingClock) -> dict[str, Any]:
+    return draft("shoe", None, clock=clock, event="new", count=0, decks=8)
+
+
+def _dropped_void(round_id: str, clock: TickingClock, first: str = "8S") -> list[dict[str, Any]]:
+    """A round the dealer voided with *card dropped* after its first card (``first``)."""
+    return [
+        draft("round.start", round_id, clock=clock, variant="baccarat", betting_seconds=15),
+        draft("table.state", round_id, clock=clock, state="dealing", reason=None),
+        draft("card", round_id, clock=clock, position="player", index=0, code=first, source="shoe"),
+        draft("alert", round_id, clock=clock, kind="dropped-card", severity="critical",
+              detail="dealer pressed card dropped"),
+        draft("round.void", round_id, clock=clock, reason="misdeal: dealer pressed card dropped",
+              refund=True),
+        draft("table.state", None, clock=clock, state="idle", reason=None),
+    ]
+
+
+def _line_record(path: Path, drafts: list[dict[str, Any]]) -> tuple[TableRecord, list[dict[str, Any]]]:
+    """A line table's journal of ``drafts``, and the reader's record of every journaled card
+    (each drawn just before it was journaled, counted from 1)."""
+    with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+        events = journal.append(drafts)
+    record = TableRecord("T01", "baccarat", str(path), protocol="lines")
+    n = 0
+    for e in events:
+        if e["type"] == "card":
+            n += 1
+            record.draws.append(Draw(e["code"], False, e["round"], _ts(e) - 0.01, count=n))
+    record.device_stats = {"lines_sent": n, "lost": 0, "twice": 0, "garbage": 0}
+    return record, events
+
+
+def _with_faults(record: TableRecord, index: int, *faults: str) -> None:
+    """The reader's simulator says these faults hit draw ``index``'s line."""
+    from dataclasses import replace
+
+    draw = record.draws[index]
+    record.draws[index] = replace(draw, line_faults=faults)
+    assert record.device_stats is not None
+    for kind in faults:
+        if kind in record.device_stats:
+            record.device_stats[kind] += 1
+
+
+def _lost_draw(record: TableRecord, code: str, at: float) -> None:
+    record.draws.append(Draw(code, False, None, at, count=len(record.draws) + 1, line_faults=("lost",)))
+    record.draws.sort(key=lambda d: d.at)
+    assert record.device_stats is not None
+    record.device_stats["lost"] += 1
+
+
+def test_a_sound_line_table_passes_with_a_line_read_twice_and_a_lost_line_its_dealer_voided(
+    tmp_path: Path,
+) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite",
+        [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock), *_dropped_void("R2", clock)],
+    )
+    _with_faults(record, 1, "twice", "garbage")  # 2H sent twice after noise: taken once
+    dropped = next(e for e in events if e["type"] == "alert")
+    _lost_draw(record, "QD", _ts(dropped) - 0.2)  # its line never went out
+    record.misdeal_calls.append(Fault("missing-card", "T01", "R2", _ts(dropped) - 0.05))
+    result = check_run([record], _stream(events), {}, [])
+    assert result.checks == {name: True for name in CHECKS}
+    assert (result.counts["lost_lines"], result.counts["lines_read_twice"]) == (1, 1)
+    assert result.counts["misdeals_called_for_missing_cards"] == 1
+    # The same void without the dealer's call for the missing card has no cause.
+    record.misdeal_calls.clear()
+    assert _failed(check_run([record], _stream(events), {}, [])) == {"voids_and_pauses_explained"}
+
+
+def test_a_line_read_twice_and_journaled_twice_fails(tmp_path: Path) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "9S", "2H", "KD"], clock)]
+    )
+    del record.draws[1]  # the reader drew one 9S; its line went out twice
+    _with_faults(record, 0, "twice")
+    record.device_stats = {"lines_sent": 3, "lost": 0, "twice": 1, "garbage": 0}
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    seqs = [e["seq"] for e in events if e["type"] == "card"][:2]
+    assert result.problems["cards_accounted"] == [
+        f"T01: card 9S read twice by the reader (one draw) is journaled twice (seq {seqs[0]}, {seqs[1]})"
+    ]
+
+
+def test_a_journaled_card_the_line_reader_never_drew_fails(tmp_path: Path) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock)]
+    )
+    del record.draws[2]
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    kd = next(e for e in events if e.get("code") == "KD")
+    assert result.problems["cards_accounted"] == [
+        f"T01: journal card KD (seq {kd['seq']}) was not drawn by the reader in round R1"
+    ]
+
+
+def test_line_cards_are_matched_in_the_order_the_reader_drew_them(tmp_path: Path) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock)]
+    )
+    first, second = record.draws[0], record.draws[1]
+    record.draws[0] = Draw(second.code, False, "R1", first.at, count=1)  # 2H came out first ...
+    record.draws[1] = Draw(first.code, False, "R1", second.at, count=2)  # ... the journal says 9S
+    assert _failed(check_run([record], _stream(events), {}, [])) == {"cards_accounted"}
+
+
+def test_a_card_the_line_reader_sent_that_no_journal_has_fails_unless_its_line_was_lost(
+    tmp_path: Path,
+) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock)]
+    )
+    at = record.draws[1].at + 0.05
+    record.draws.insert(2, Draw("QD", False, None, at, count=99))
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    assert result.problems["cards_accounted"] == [
+        (
+            "T01: card QD (count 99, round R1) left the reader (line sent) and is not in the "
+            "journal; its round was not voided"
+        )
+    ]
+    _with_faults(record, 2, "lost")  # the reader's simulator says it never sent the line
+    assert _failed(check_run([record], _stream(events), {}, [])) == set()
+
+
+def test_a_line_card_missing_from_a_voided_round_needs_a_kill_that_lost_it(tmp_path: Path) -> None:
+    """Without retransmission a card is lost with a killed controller (read but not journaled,
+    or sent while it was down); the dealer then voids the round. Without a kill the
+    controller lost a card it was sent: that fails, voided round or not."""
+    clock = TickingClock()
+    record, events = _line_record(tmp_path / "T01.sqlite", [_new_shoe(clock), *_dropped_void("R1", clock)])
+    dropped = next(e for e in events if e["type"] == "alert")
+    record.draws.append(Draw("QD", False, "R1", _ts(dropped) - 0.2, count=2))
+    record.misdeal_calls.append(Fault("missing-card", "T01", "R1", _ts(dropped) - 0.05))
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    assert "no kill or journaled sighting explains the loss" in result.problems["cards_accounted"][0]
+    kill = _ts(dropped) - 0.5
+    result = check_run([record], _stream(events), {"T01": [kill]}, [])
+    assert _failed(result) == set()
+    assert result.counts["cards_in_voided_rounds"] == 1
+
+
+def test_a_line_table_card_with_a_shoe_count_fails(tmp_path: Path) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock)]
+    )
+    tamper(Path(record.journal), "UPDATE events SET body = replace(body, '\"source\":\"shoe\"', "
+           "'\"source\":\"shoe\",\"shoe_count\":3') WHERE body LIKE '%\"code\":\"KD\"%'")
+    events = [dict(e, shoe_count=3) if e.get("code") == "KD" else e for e in events]
+    result = check_run([record], _stream(events), {}, [])
+    assert "cards_accounted" in _failed(result)
+    assert any("a line reader counts nothing" in p for p in result.problems["cards_accounted"])
+
+
+def test_the_line_readers_fault_counters_must_match_the_faults_its_replies_named(tmp_path: Path) -> None:
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock)]
+    )
+    assert record.device_stats is not None
+    record.device_stats["twice"] = 1  # a double read the replies did not name
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == {"cards_accounted"}
+    assert "the reader counted line faults" in result.problems["cards_accounted"][0]
+
+
+def test_a_card_read_from_line_noise_is_told_apart_only_right_before_a_noisy_line(tmp_path: Path) -> None:
+    """Noise before a card's line can read as a card (a line reader cannot tell): the round
+    then completes a card early and the dealer's last card is not called for."""
+    clock = TickingClock()
+    record, events = _line_record(
+        tmp_path / "T01.sqlite", [_new_shoe(clock), *_dealt_round("R1", ["9S", "5D", "2H", "4C"], clock)]
+    )
+    del record.draws[1]  # 5D came from the noise before 2H's line
+    record.device_stats = {"lines_sent": 3, "lost": 0, "twice": 0, "garbage": 0}
+    last = record.draws[-1].at
+    record.draws.append(Draw("3C", False, "R1", last + 0.3, count=4))  # not called for: not journaled
+    assert _failed(check_run([record], _stream(events), {}, [])) == {"cards_accounted"}
+    _with_faults(record, 1, "garbage")
+    result = check_run([record], _stream(events), {}, [])
+    assert _failed(result) == set()
+    assert result.counts["cards_from_line_noise"] == 1

@@ -131,6 +131,8 @@ class SimulatedLineReader:
         self._decks = decks
         self._cards: deque[str] = self._new_cards(cards, decks)
         self._plugged = True
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self.drawn: list[str] = []
         self.unread: list[str] = []
         self.lines_sent = 0
@@ -138,12 +140,26 @@ class SimulatedLineReader:
     def _new_cards(self, cards: Sequence[str] | None, decks: int) -> deque[str]:
         return loaded_cards(cards, decks, self._rng)
 
-    # -- lifecycle (nothing runs: a line reader only talks when a card passes) --
+    # -- lifecycle ---------------------------------------------------------------
     def start(self) -> None:
-        """Nothing to start: the reader writes only when a card passes."""
+        """Start reading the port's far side: nothing is ever said to a line reader, but
+        reading lets a TCP client connect (a TcpPort accepts in ``read``) and drops input."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._drain, name="line-reader-sim", daemon=True)
+            self._thread.start()
+
+    def _drain(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.port.read(0.2)
+            except (OSError, ValueError):
+                self._stop.wait(0.2)
 
     def close(self) -> None:
-        """Close the port."""
+        """Stop and close the port."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
         self.port.close()
 
     def __enter__(self) -> SimulatedLineReader:

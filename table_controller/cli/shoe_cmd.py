@@ -31,9 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="run a simulated shoe on a new pseudo-terminal or TCP port",
         description=(
             "Runs a shoe that speaks SLP/1 and prints 'device: <path or url>' as its first line. "
-            f"Its gate starts locked. Commands on stdin, one a line: {SIM_COMMANDS}."
+            f"Its gate starts locked. Commands on stdin, one a line: {SIM_COMMANDS}. "
+            "With --protocol lines: a plain line-per-card reader instead (no gate: it says "
+            "'gate unlocked' at once; no lid; each draw answers 'card TS count N' with the "
+            "simulator's own count, followed by the faults that hit its line, e.g. 'lost')."
         ),
     )
+    sim.add_argument("--protocol", default="slp1", metavar="NAME",
+                     help="slp1 (a smart shoe, default) or lines (a plain line-per-card reader)")
     sim.add_argument("--link", default="pty", metavar="pty|tcp:PORT",
                      help="pty (a new pseudo-terminal, default) or tcp:PORT on 127.0.0.1 (0: any)")
     sim.add_argument("--device-link", type=Path, metavar="PATH",
@@ -48,7 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sim.add_argument("--faults", default="", metavar="SPEC",
                      help="faults on the shoe's transmit side, e.g. "
                           "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,"
-                          "unplug-every=30,unplug-for=3")
+                          "unplug-every=30,unplug-for=3; with --protocol lines per card line: "
+                          "lost=0.02,twice=0.02,garbage=0.05")
     sim.add_argument("--baud", type=int, metavar="RATE",
                      help="pace the shoe's output to this baud rate (a pty has no speed)")
     sim.set_defaults(func=run_sim)
@@ -183,6 +189,9 @@ def run_sim(
         raise TableError(f"--decks {args.decks}: a shoe holds at least one deck")
     if args.draw_every is not None and args.draw_every <= 0:
         raise TableError(f"--draw-every {args.draw_every}: must be more than 0 seconds")
+    protocol = getattr(args, "protocol", "slp1") or "slp1"
+    if protocol != "slp1":
+        return _run_reader_sim(args, protocol, stdin, out)
     faults = FaultPlan.parse(args.faults, seed=args.seed)
     cards = read_script(args.script) if args.script else None
     port = _make_port(args)
@@ -202,6 +211,122 @@ def run_sim(
     finally:
         shoe.close()
     return 0
+
+
+def _run_reader_sim(args: argparse.Namespace, protocol: str, stdin: TextIO, out: _Printer) -> int:
+    """A simulated reader of another protocol (``lines``) behind the same commands and replies."""
+    from firmware_interfaces.shoe.protocols import simulator_for
+
+    simulator, fault_plan = simulator_for(protocol)
+    faults = fault_plan.parse(args.faults, seed=args.seed)
+    cards = read_script(args.script) if args.script else None
+    port = _make_port(args)
+    hands = _ReaderHands(out)
+    reader = simulator(port, decks=args.decks, seed=args.seed, cards=cards, cut_at=args.cut_at,
+                       faults=faults, baudrate=args.baud, on_action=hands.report)
+    hands.reader = reader
+    stop = threading.Event()
+    _on_sigterm(stop)
+    out(f"device: {port.description}")
+    reader.start()
+    rates = ",".join(f"{k}={getattr(faults, k):g}" for k in _LINE_FAULT_KINDS if getattr(faults, k, 0))
+    out(f"reader {protocol}, no gate, {reader.remaining} cards, faults {rates or 'none'}")
+    out("gate unlocked")  # it has no gate: whoever waits for one may deal at once
+    if args.draw_every:
+        dealer_args = (hands, args.draw_every, stop, out)
+        threading.Thread(target=_dealer, args=dealer_args, daemon=True).start()
+    threading.Thread(target=_sim_commands, args=(hands, stdin, stop, out), daemon=True).start()
+    try:
+        stop.wait()
+    finally:
+        reader.close()
+    return 0
+
+
+_LINE_FAULT_KINDS = ("lost", "twice", "garbage")
+
+
+class _ReaderHands:
+    """A simulated line reader behind the simulated shoe's commands and reply lines.
+
+    ``draw`` answers ``card TS count N`` (N: the simulator's count of cards out of this shoe;
+    the device itself says no count), followed by the faults that hit the card's line
+    (``lost``, ``twice``, ``garbage``, comma separated) and ``unplugged`` when the cable
+    was out. Commands a line reader has no use for say so in one line.
+    """
+
+    gate_locked = False  # no gate
+
+    def __init__(self, out: _Printer) -> None:
+        self.out = out
+        self.reader: Any = None
+        self._lock = threading.Lock()
+
+    def report(self, text: str) -> None:
+        """The simulator's own reports; card lines are answered by :meth:`draw`."""
+        if text.startswith("card ") or text == "unread card":
+            return
+        self.out(text)
+
+    @property
+    def unread(self) -> list[str]:
+        return self.reader.unread  # type: ignore[no-any-return]
+
+    @property
+    def count(self) -> int:
+        return int(self.reader.count)
+
+    @property
+    def remaining(self) -> int:
+        return int(self.reader.remaining)
+
+    def wait_gate(self, locked: bool, timeout: float) -> bool:
+        return bool(self.reader.wait_gate(locked, timeout))
+
+    def draw(self) -> str | None:
+        with self._lock:
+            counters = self.reader.faults.counters
+            before = {k: getattr(counters, k, 0) for k in _LINE_FAULT_KINDS}
+            plugged = getattr(self.reader, "_plugged", True)
+            code = self.reader.draw()
+            if code is None:
+                return None
+            hit = [k for k in _LINE_FAULT_KINDS if getattr(counters, k, 0) > before[k]]
+            if not plugged:
+                hit.append("unplugged")
+            self.out(f"card {code} count {self.reader.count}" + (f" {','.join(hit)}" if hit else ""))
+            return code  # type: ignore[no-any-return]
+
+    def draw_noread(self) -> bool:
+        with self._lock:
+            if not self.reader.draw_noread():
+                return False
+            self.out(f"noread count {self.reader.count}")
+            return True
+
+    def set_lid(self, is_open: bool) -> None:
+        self.out("lid sensor: none (a line reader has no lid)")
+
+    def unplug(self, seconds: float) -> None:
+        self.reader.unplug(seconds)
+        self.out(f"unplugged for {seconds:g} s")
+
+    def replug(self) -> None:
+        self.reader.replug()
+        self.out("plugged in")
+
+    def power_cycle(self) -> None:
+        raise ValueError("a line reader has no power cycle (it has no session to restart)")
+
+    def load(self, decks: int | None = None, cut_at: int | None = None) -> None:
+        self.reader.load(decks=decks)  # it reports "new shoe of N decks"; no cut card report
+
+    def fault(self, code: str, text: str) -> None:
+        self.reader.fault(code, text)
+        self.out(f"fault {code} {text} (sent as a line)")
+
+    def stats(self) -> dict[str, Any]:
+        return {**self.reader.stats(), "count": self.reader.count, "remaining": self.reader.remaining}
 
 
 def _on_sigterm(stop: threading.Event) -> None:

@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default="all",
         metavar="SPEC",
         help=f"all | none | KIND[=RATE],... with KIND one of {', '.join(FAULT_KINDS)} "
-        "(default all, at the rates in docs/soak.md)",
+        "(default all, at the rates in docs/soak.md; lost and twice, and garbage as line noise, "
+        "hit line tables only)",
     )
     soak.add_argument(
         "--kill-every",
@@ -69,6 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     soak.add_argument(
         "--camera-deck", default="svg-cards", help="deck design the simulated cameras render"
+    )
+    soak.add_argument(
+        "--line-tables", type=int, default=0, metavar="N",
+        help="the last N tables have a plain line-per-card reader instead of a smart shoe "
+        "(shoe.protocol = \"lines\", accepted unverified: no gate, no count, no retransmission); "
+        "line faults lost, twice and garbage happen there. Default 0",
     )
     soak.add_argument(
         "--subscribers",
@@ -107,6 +114,7 @@ def run_soak_command(args: argparse.Namespace) -> int:
         subscribers=args.subscribers,
         camera_tables=args.camera_tables,
         camera_deck=args.camera_deck,
+        line_tables=args.line_tables,
         workdir=args.keep,
         table_timeout=args.table_timeout,
         **(

@@ -29,6 +29,7 @@ from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord
 CHECKS = (
     "journals_verify",  # hash chain recomputed, seq 1..n without gap, verify_journal agrees
     "cards_accounted",  # every card a shoe drew is journaled once, or its round voided for it
+    # (line tables: by code and order in its round; or a lost line; never journaled twice)
     "positions_follow_rules",  # every card at the position the rules called for
     "results_rejudged",  # every result equals the rules core's judgement of its cards
     "settled_once",  # every round ends in exactly one result or void
@@ -38,6 +39,14 @@ CHECKS = (
 )
 GENESIS = "0" * 64
 LINK_WINDOW = 30.0  # seconds after an unplug or a kill in which a link-down pause is explained
+#: Line tables: a card drawn from this long before a kill of its controller until this long
+#: after it may be lost with the controller (read but not journaled, or written while it was
+#: down: a serial port opened again starts empty). A restart takes a few seconds.
+KILL_LOSS_BEFORE = 1.0
+KILL_LOSS_AFTER = 20.0
+#: Line tables: the line faults the reader's simulator names in its replies, and the key of
+#: each in its ``stats`` counters.
+LINE_FAULT_COUNTERS = {"lost": "lost", "twice": "twice", "garbage": "garbage"}
 MAX_PROBLEMS = 20
 
 
@@ -314,6 +323,184 @@ def _entered_by_hand(
     return None
 
 
+class LineSegments:
+    """Line tables: which stretch of the journal a draw belongs to, by the journal's times.
+
+    A line reader gives no count, so cards are matched by code and order within a
+    stretch: a round (from its ``round.start``) or a shoe's burn (from its ``shoe
+    new`` until the next round starts). The dealer pulls a card only while the
+    table says it deals, after it journaled the round's start or the new shoe,
+    so a draw belongs to the last stretch begun before it.
+    """
+
+    def __init__(self, journal: JournalRows) -> None:
+        self.starts: list[float] = []
+        self.keys: list[tuple[str, Any]] = []
+        #: The journaled cards of each stretch, in seq order.
+        self.cards: dict[tuple[str, Any], list[dict[str, Any]]] = defaultdict(list)
+        shoe: tuple[str, Any] = ("shoe", 0)
+        for e in journal.events:
+            if e["type"] == "shoe" and e.get("event") == "new":
+                shoe = ("shoe", len([k for k in self.keys if k[0] == "shoe"]) + 1)
+                self._mark(_ts(e), shoe)
+            elif e["type"] == "round.start":
+                self._mark(_ts(e), ("round", e["round"]))
+            elif e["type"] == "card":
+                round_id = e.get("round")
+                key = ("round", round_id) if round_id and e["position"] != "burn" else shoe
+                self.cards[key].append(e)
+
+    def _mark(self, at: float, key: tuple[str, Any]) -> None:
+        self.starts.append(at)
+        self.keys.append(key)
+
+    def at(self, when: float) -> tuple[str, Any]:
+        k = bisect_right(self.starts, when)
+        return self.keys[k - 1] if k else ("shoe", 0)
+
+
+def _in_order(draws: list[Draw], cards: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The most (draw, card) pairs with equal codes, both in their order (a longest common
+    subsequence): a card journaled in the order the reader drew it."""
+    n, m = len(draws), len(cards)
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for a in range(n - 1, -1, -1):
+        for b in range(m - 1, -1, -1):
+            if draws[a].code == cards[b]["code"]:
+                best[a][b] = best[a + 1][b + 1] + 1
+            else:
+                best[a][b] = max(best[a + 1][b], best[a][b + 1])
+    pairs: list[tuple[int, int]] = []
+    a = b = 0
+    while a < n and b < m:
+        if draws[a].code == cards[b]["code"] and best[a][b] == best[a + 1][b + 1] + 1:
+            pairs.append((a, b))
+            a, b = a + 1, b + 1
+        elif best[a + 1][b] >= best[a][b + 1]:
+            a += 1
+        else:
+            b += 1
+    return pairs
+
+
+def check_line_cards(
+    record: TableRecord, journal: JournalRows, kills: list[float], result: CheckResult
+) -> None:
+    """A line table's cards, by what can be checked without a count or retransmission.
+
+    Every card the reader's simulator drew (``card TS count N``, with the faults
+    that hit its line) is journaled exactly once in the stretch it was drawn in
+    (its round, or its shoe's burn), matched by code and order; or its line was
+    lost (``lost``: never sent; the round need not be voided, the table cannot
+    know); or it was lost with a killed controller and its round was voided; or
+    its round was voided and the journal names it as a card the table saw but did
+    not deal (drawn while paused, outside a round). A line read twice must be
+    journaled once; no card is journaled that the reader did not draw, except one
+    read from line noise the reader sent just before a card's line (counted as
+    ``cards_from_line_noise``: a line reader cannot tell). The reader's own fault
+    counters must equal the faults its replies named. Journaled cards carry no
+    ``shoe_count`` (the driver's own count is not the device's).
+    """
+    table = record.table
+    segments = LineSegments(journal)
+    voided = {e["round"]: e for e in journal.events if e["type"] == "round.void"}
+    late_alerts = [
+        e for e in journal.events
+        if e["type"] == "alert" and any(
+            words in (e.get("detail") or "")
+            for words in ("drawn while the table was paused", "drawn outside a round", "was not called for")
+        )
+    ]
+    draws_in: dict[tuple[str, Any], list[Draw]] = defaultdict(list)
+    named = {kind: 0 for kind in LINE_FAULT_COUNTERS}
+    for draw in record.draws:
+        for kind in draw.line_faults:
+            if kind in named:
+                named[kind] += 1
+        if draw.line_lost:
+            result.counts["lost_lines"] += 1
+            continue  # never sent: it cannot be journaled (if it is, that card is unmatched)
+        if "twice" in draw.line_faults:
+            result.counts["lines_read_twice"] += 1
+        draws_in[segments.at(draw.at)].append(draw)
+    result.counts["misdeals_called_for_missing_cards"] += len(record.misdeal_calls)
+    if record.device_stats is not None:
+        counted = {k: int(record.device_stats.get(key, 0)) for k, key in LINE_FAULT_COUNTERS.items()}
+        if counted != named:
+            result.add(
+                "cards_accounted",
+                f"{table}: the reader counted line faults {counted}, its card replies named {named}",
+            )
+    for e in journal.events:
+        if e["type"] == "card" and e.get("shoe_count") is not None:
+            result.add(
+                "cards_accounted",
+                f"{table}: seq {e['seq']}: card {e['code']} journaled with shoe_count "
+                f"{e['shoe_count']}, but a line reader counts nothing",
+            )
+
+    def killed_near(at: float) -> bool:
+        return any(t - KILL_LOSS_BEFORE <= at <= t + KILL_LOSS_AFTER for t in kills)
+
+    def seen_late(draw: Draw) -> bool:
+        return any(
+            _ts(a) >= draw.at and f"card {draw.code} " in f"{a.get('detail') or ''} " for a in late_alerts
+        )
+
+    for key in sorted(set(draws_in) | set(segments.cards), key=str):
+        draws, cards = draws_in.get(key, []), segments.cards.get(key, [])
+        pairs = _in_order(draws, cards)
+        matched_draws = {a for a, _ in pairs}
+        card_of = {b: a for a, b in pairs}
+        noise_cards = 0
+        for b, card in enumerate(cards):
+            if b in card_of:
+                continue
+            previous, following = card_of.get(b - 1), card_of.get(b + 1)
+            if (
+                previous is not None
+                and cards[b - 1]["code"] == card["code"]
+                and "twice" in draws[previous].line_faults
+            ):
+                result.add(
+                    "cards_accounted",
+                    f"{table}: card {card['code']} read twice by the reader (one draw) is journaled "
+                    f"twice (seq {cards[b - 1]['seq']}, {card['seq']})",
+                )
+            elif following is not None and "garbage" in draws[following].line_faults:
+                noise_cards += 1  # the noise before the next card's line read as a card
+                result.counts["cards_from_line_noise"] += 1
+            else:
+                result.add(
+                    "cards_accounted",
+                    f"{table}: journal card {card['code']} (seq {card['seq']}) was not drawn by the "
+                    f"reader in {key[0]} {key[1]}",
+                )
+        round_id = key[1] if key[0] == "round" else None
+        for a, draw in enumerate(draws):
+            if a in matched_draws:
+                continue
+            if round_id in voided and (killed_near(draw.at) or seen_late(draw)):
+                result.counts["cards_in_voided_rounds"] += 1
+                continue
+            if round_id is None and killed_near(draw.at):
+                continue  # a burn card lost with the controller: the table burns the next one
+            if noise_cards and round_id is not None:
+                noise_cards -= 1  # the round was complete before it: a noise card took its place
+                continue
+            why = (
+                "its round was voided, but no kill or journaled sighting explains the loss"
+                if round_id in voided
+                else "its round was not voided" if round_id is not None else "no kill explains it"
+            )
+            result.add(
+                "cards_accounted",
+                f"{table}: card {draw.code} (count {draw.count}, {key[0]} {key[1]}) left the reader "
+                f"(line {'fault ' + ','.join(draw.line_faults) if draw.line_faults else 'sent'}) "
+                f"and is not in the journal; {why}",
+            )
+
+
 CAMERA_WINDOW = 15.0  # seconds a camera fault explains camera pauses on its table
 
 
@@ -326,6 +513,15 @@ def check_causes(
     by_round: dict[str | None, set[str]] = defaultdict(set)
     for fault in record.faults:  # the round in play when it was injected, by the journal's times
         by_round[clock.round_at(fault.at)].add(fault.kind)
+    line = record.line_reader
+    if line:
+        # The dealer's misdeal calls for cards that did not show, and the line faults the
+        # reader's simulator named (noise before a line can read as an unreadable line).
+        for call in record.misdeal_calls:
+            by_round[clock.round_at(call.at)].add(call.kind)
+        for draw in record.draws:
+            for kind in draw.line_faults:
+                by_round[clock.round_at(draw.at)].add(f"line-{kind}")
     link_times = sorted([f.at for f in record.faults if f.kind == "unplug"] + kills)
     camera_times = sorted(f.at for f in record.faults if f.kind in ("blackout", "mismatch"))
 
@@ -345,13 +541,16 @@ def check_causes(
             cause = e.get("cause")
             injected = by_round.get(round_id, set())
             explained = {
-                "no-read": "noread" in injected,
+                "no-read": "noread" in injected or (line and "line-garbage" in injected),
                 "lid-open": bool({"lid", "misdeal"} & injected),
                 "void-request": "void" in injected,
                 "shoe-link-down": link_fault_near(_ts(e)),
                 # a restarted controller's camera has lost what was laid before the kill
                 "camera-down": camera_fault_near(_ts(e)) or link_fault_near(_ts(e)),
                 "source-mismatch": camera_fault_near(_ts(e)) or link_fault_near(_ts(e)),
+                # a line reader does not re-send: a restart while dealing pauses for a supervisor
+                "device-fault": bool(line) and link_fault_near(_ts(e))
+                and str(e.get("reason", "")).startswith("the controller restarted while dealing"),
             }.get(cause, False)
             if not explained:
                 result.add(
@@ -370,8 +569,16 @@ def check_causes(
                 explained = (alert == "dropped-card" and "dropped" in injected) or (
                     alert == "wrong-order" and "misdeal" in injected
                 )
+                if line and not explained:
+                    # the dealer called it for a card that did not show; a card that came
+                    # while a line of noise paused the round is a card drawn while paused
+                    explained = (alert == "dropped-card" and "missing-card" in injected) or (
+                        alert == "wrong-order" and "line-garbage" in injected
+                    )
             elif reason == "supervisor voided after void-request":
                 explained = "void" in injected
+            elif line and reason == "supervisor voided after no-read":
+                explained = "line-garbage" in injected  # an unreadable line: no card to enter
             elif reason.startswith("supervisor voided after"):
                 explained = (camera_fault_near(_ts(e)) or link_fault_near(_ts(e))) and reason.endswith(
                     ("source-mismatch", "camera-down")
@@ -465,7 +672,10 @@ def check_run(
         journal = read_journal(Path(record.journal), record.table, result)
         result.counts["events"] += len(journal.events)
         check_rules(record, journal, result)
-        check_cards(record, journal, result)
+        if record.line_reader:
+            check_line_cards(record, journal, kills.get(record.table, []), result)
+        else:
+            check_cards(record, journal, result)
         check_causes(record, journal, kills.get(record.table, []), result)
         for name, per_table in streams.items():
             check_stream(
@@ -490,4 +700,7 @@ def faults_by_kind(records: list[TableRecord]) -> Counter[str]:
     return counts
 
 
-__all__ = ["CHECKS", "CheckResult", "Draw", "Fault", "check_run", "faults_by_kind", "read_journal"]
+__all__ = [
+    "CHECKS", "CheckResult", "Draw", "Fault", "check_line_cards", "check_run", "faults_by_kind",
+    "read_journal",
+]

@@ -9,6 +9,14 @@ true code of an unread card, ``void``). It injects the dealer-side faults and
 records each one with the round it hit. A killed controller only makes its
 requests go unanswered for a while; it carries on from whatever the restarted
 controller says.
+
+At a line table (a plain line reader: no gate, no count, no new-shoe report)
+the dealer deals like :mod:`table_controller.sim.dealer` does with such a
+reader: as floor supervisor it tells the table of each new shoe (the control
+socket's ``new-shoe``), reloads an eight-deck shoe when it runs low (no cut
+card report), deals without waiting for a gate, and when a card does not show
+within ``LOST_LINE_SECONDS`` (a lost line, or a controller that died before it
+journaled it) presses *card dropped*: the round is voided as a misdeal.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from table_controller.errors import TableError
 from table_controller.rules.game import Game
 from table_controller.sim.dealer import shoe_card_of
 from table_controller.soak.controller_process import ControlClient
-from table_controller.soak.options import SoakOptions
+from table_controller.soak.options import LINE_TABLE_DEALER_FAULTS, SoakOptions
 from table_controller.soak.records import Draw, Fault, TableRecord
 from table_controller.soak.shoe_process import ShoeProcess
 
@@ -38,6 +46,14 @@ BLACKOUT_SECONDS = 3.0
 CARD_WAIT = 20.0  # longest a drawn card may take to show (an unplugged cable: 2.5 s + recovery)
 UNPLUG_SECONDS = 2.5
 CLEAR_SECONDS = 0.2  # the camera sees a cleared layout (15 fps: three frames)
+LOST_LINE_SECONDS = 2.0  # line tables: a card not shown this long is lost; the dealer calls a misdeal
+#: Line tables: the least time between two cards. The controller takes the same card again
+#: within its repeat window (0.1 s, write_config) for one double read, so a dealer's hand
+#: must be slower than that, as any real dealer's is.
+LINE_PACE = 0.15
+#: Line tables: an eight-deck shoe is changed when this few cards are left (where the cut
+#: card would be; a line reader does not report it).
+CUT_CARDS_FROM_END = 16
 
 
 class DealerStuck(TableError, TimeoutError):
@@ -71,6 +87,9 @@ class RemoteDealer:
         self.rng = rng
         self.on_draw = on_draw
         self.camera = camera  # the table has a simulated camera: lay each card under it
+        self.line = record.line_reader  # a plain line reader: no gate, no count, no new-shoe report
+        self._line_count = 0  # line tables: cards out of the reader's current shoe (its own count)
+        self._line_lost = False  # line tables: the reader says the last card's line never went out
         #: What lies on the layout (slot -> code): cards stay there when a controller dies.
         self.layout: dict[str, str] = {}
         self._pulled: list[str] = []  # this round's cards, in the order the dealer pulled them
@@ -101,6 +120,9 @@ class RemoteDealer:
 
     def _run(self, stop: threading.Event) -> None:
         target = self.options.rounds
+        if self.line:
+            # The reader powered on loaded, but it cannot say so: the supervisor tells the table.
+            self._load_shoe()
         while not stop.is_set():
             if self._dark_until is not None and time.monotonic() >= self._dark_until:
                 if self.control.request({"op": "dark", "on": False}) is not None:
@@ -179,6 +201,10 @@ class RemoteDealer:
             self._load_shoe()
             self._fresh_shoe = True
             return
+        if self.line and not self._fresh_shoe and self._line_shoe_low():
+            self._load_shoe()  # the dealer sees the cut card come up: a new shoe
+            self._fresh_shoe = True
+            return
         self._press("start_round")
         self._wait_event(lambda e: e["type"] in ("round.start", "snapshot", "alert"), 3.0)
 
@@ -202,12 +228,40 @@ class RemoteDealer:
         folded into a snapshot, and loading again would reload the shoe for real.
         """
         decks = self.game.decks
+        if self.line:
+            self._load_line_shoe(decks)
+            return
         cut = f" {52 * decks - 16}" if decks > 1 else ""
         self._drain()
         self.shoe.command(f"load {decks}{cut}")
         deadline = time.monotonic() + self.options.table_timeout
         while self.shoe.stats().get("unacknowledged", 1) > 0:
             if self._stop.wait(0.1):
+                return
+            if time.monotonic() > deadline:
+                raise DealerStuck(f"table {self.record.table} did not take a new shoe")
+        self._progress()
+
+    def _line_shoe_low(self) -> bool:
+        """Line tables: a multi-deck shoe is down to where its cut card would be."""
+        return self.game.decks > 1 and 52 * self.game.decks - self._line_count <= CUT_CARDS_FROM_END
+
+    def _load_line_shoe(self, decks: int) -> None:
+        """A line reader says nothing of a new shoe: load it, then tell the table as its
+        supervisor (``new-shoe``), until the table answers (a controller being restarted
+        does not). A reply lost to a kill after the table journaled it means one more
+        ``shoe new``: harmless between rounds (a baccarat shoe burns again)."""
+        self._drain()
+        self.shoe.command(f"load {decks}")
+        self._line_count = 0
+        deadline = time.monotonic() + self.options.table_timeout
+        while True:
+            reply = self._supervisor("new-shoe")
+            if reply is not None and reply.get("ok"):
+                break
+            if reply is not None:
+                raise DealerStuck(f"table {self.record.table} refused new-shoe: {reply.get('error')}")
+            if self._stop.wait(0.2):
                 return
             if time.monotonic() > deadline:
                 raise DealerStuck(f"table {self.record.table} did not take a new shoe")
@@ -287,8 +341,8 @@ class RemoteDealer:
             control.close()
 
     def _deal(self, round_id: str | None, status: dict[str, Any]) -> None:
-        if not self.shoe.wait_gate_open(2.0):
-            return  # the controller has not unlocked it (yet): look again
+        if not self.line and not self.shoe.wait_gate_open(2.0):
+            return  # the controller has not unlocked it (yet): look again (a line reader has no gate)
         slot = self._slot(status)
         if slot is None and status.get("next_position") not in (None, "burn"):
             # The cards this dealer pulled complete the round; the table is still confirming
@@ -302,8 +356,13 @@ class RemoteDealer:
             return
         self._pulled_for(slot, code)
         self._lay(slot, code)
-        if self.on_draw is not None:
+        if self.on_draw is not None and not (self.line and self._line_lost):
+            # (a line the reader never sent would be matched with a later card of its code)
             self.on_draw(self.record.table, code, time.monotonic())
+        if self.line:
+            self._wait_line_card(code, round_id)
+            time.sleep(max(self.options.pace, LINE_PACE))  # the dealer's hand
+            return
         self._wait_card(code)
         if self.options.pace > 0:
             time.sleep(self.options.pace)  # the dealer's hand, not a wait for the table
@@ -312,6 +371,17 @@ class RemoteDealer:
         """Pull one card (``unread``: it leaves the shoe unread) and record it as the shoe
         printed it, the ground truth; its code, or None when the gate was locked."""
         started = time.time()
+        if self.line and not unread:
+            line = self.shoe.draw_line()
+            if line is None:
+                return None
+            code, count, line_faults = line
+            self._line_count = count
+            self._line_lost = "lost" in line_faults or "unplugged" in line_faults
+            self.record.add_draw(
+                Draw(code, False, round_id, started, fault=fault, count=count, line_faults=line_faults)
+            )
+            return code
         pulled = self.shoe.noread() if unread else self.shoe.draw()
         if pulled is None:
             return None
@@ -324,6 +394,58 @@ class RemoteDealer:
 
         A link outage is no reaction: the card arrives when the link is back.
         """
+        if self._wait_event(self._taken(code), CARD_WAIT) is None:
+            log.warning(
+                "table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT
+            )
+
+    def _wait_line_card(self, code: str, round_id: str | None) -> None:
+        """Line tables: wait for the card; one that does not show is lost, and the dealer
+        calls the misdeal (*card dropped*) if its round is still in play.
+
+        A controller that is down (killed) reads a line when it is back, or never (it
+        read the line but died before journaling it): the dealer first waits for it to
+        answer again, then gives the card ``LOST_LINE_SECONDS`` more.
+        """
+        taken = self._taken(code)
+        if self._wait_event(taken, LOST_LINE_SECONDS) is not None:
+            return
+        deadline = time.monotonic() + self.options.table_timeout
+        was_down = False
+        while True:
+            status = self.control.request({"op": "status"})
+            if status is not None and status.get("ok"):
+                break
+            was_down = True
+            if self._wait_event(taken, 1.0) is not None:
+                return
+            if self._stop.is_set() or time.monotonic() > deadline:
+                return
+        if was_down:
+            if self._wait_event(taken, LOST_LINE_SECONDS) is not None:
+                return
+            status = self.control.request({"op": "status"}) or {}
+        for _ in range(3):
+            if not (
+                status.get("state") in ("dealing", "paused")
+                and round_id is not None
+                and status.get("round") == round_id
+                and status.get("next_position") != "burn"
+            ):
+                return  # its round is over (or it was a burn card): nothing to call
+            log.info("table %s: card %s did not show: card dropped", self.record.table, code)
+            self.record.add_misdeal_call(Fault("missing-card", self.record.table, round_id, time.time()))
+            self._press("card_dropped")
+            if self._wait_event(
+                lambda e: e["type"] == "snapshot"
+                or (e["type"] == "round.void" and e.get("round") == round_id),
+                3.0,
+            ) is not None:
+                return
+            status = self.control.request({"op": "status"}) or {}
+
+    def _taken(self, code: str) -> Callable[[dict[str, Any]], bool]:
+        """Whether an event shows that the table took (or reacted to) the card ``code``."""
 
         def taken(e: dict[str, Any]) -> bool:
             kind = e["type"]
@@ -343,16 +465,15 @@ class RemoteDealer:
                 and e.get("cause") != "shoe-link-down"
             )
 
-        if self._wait_event(taken, CARD_WAIT) is None:
-            log.warning(
-                "table %s: card %s did not show within %.0f s", self.record.table, code, CARD_WAIT
-            )
+        return taken
 
     # ------------------------------------------------------------------ faults
     def _maybe_fault(self, round_id: str, status: dict[str, Any]) -> bool:
         for kind in FAULT_ORDER:
             if kind in CAMERA_FAULTS and not self.camera:
                 continue
+            if self.line and kind not in LINE_TABLE_DEALER_FAULTS:
+                continue  # no lid sensor, no unread report, no cable pulls at a line table
             rate = self.options.rate(kind)
             if rate > 0 and self.rng.random() < rate:
                 self._inject(kind, round_id, status)

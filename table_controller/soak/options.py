@@ -8,13 +8,17 @@ from pathlib import Path
 from table_controller.errors import ConfigError
 
 #: Every fault kind and its default rate. Shoe frame faults are per frame sent by the
-#: shoe; dealer faults are per card the dealer is about to draw; ``slow`` is the number
-#: of deliberately slow subscribers.
+#: shoe; line-reader faults (line tables) per card line the reader sends (``garbage`` is
+#: both: noise before a frame of a smart shoe, before a line of a line reader); dealer
+#: faults are per card the dealer is about to draw; ``slow`` is the number of
+#: deliberately slow subscribers.
 DEFAULT_RATES: dict[str, float] = {
     "corrupt": 0.02,  # shoe frame with one bit flipped
     "drop": 0.02,  # shoe frame never sent
     "dup": 0.02,  # shoe frame sent twice
-    "garbage": 0.01,  # random bytes before a shoe frame
+    "garbage": 0.01,  # random bytes before a shoe frame (line tables: noise before a card line)
+    "lost": 0.01,  # a line reader's card line never sent (line tables)
+    "twice": 0.01,  # a line reader's card line sent twice: a double read (line tables)
     "unplug": 0.004,  # the shoe's cable pulled for 2.5 s
     "dropped": 0.004,  # dealer presses "card dropped"
     "misdeal": 0.004,  # dealer pulls a card while the table is paused (lid open)
@@ -29,6 +33,13 @@ FAULT_KINDS = tuple(DEFAULT_RATES)
 SHOE_FRAME_FAULTS = ("corrupt", "drop", "dup", "garbage")
 DEALER_FAULTS = ("unplug", "dropped", "misdeal", "void", "lid", "noread", "blackout", "mismatch")
 CAMERA_FAULTS = ("blackout", "mismatch")
+#: Faults of a plain line reader (``--line-tables``), per card line.
+LINE_FAULTS = ("lost", "twice", "garbage")
+#: Faults only line tables can have.
+LINE_ONLY_FAULTS = ("lost", "twice")
+#: Dealer faults a line table gets: it has no lid sensor (lid, misdeal), an unread card is a
+#: lost line to it (noread), and its cable pulls are not injected (unplug).
+LINE_TABLE_DEALER_FAULTS = ("dropped", "void")
 #: Variants the tables cycle through (table 1 baccarat, table 2 teen patti, ...).
 DEFAULT_VARIANTS = ("baccarat", "teen-patti-2020", "three-face", "three-pictures")
 
@@ -82,6 +93,7 @@ class SoakOptions:
     python: str | None = None  # interpreter for the child processes (default: this one)
     camera_tables: int = 1  # the first N tables also have a simulated overhead camera
     camera_deck: str = "svg-cards"
+    line_tables: int = 0  # the last N tables have a plain line reader instead of a smart shoe
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:
@@ -90,6 +102,14 @@ class SoakOptions:
             raise ConfigError(f"--rounds {self.rounds}: must be at least 1")
         if self.camera_tables < 0:
             raise ConfigError(f"--camera-tables {self.camera_tables}: must be 0 or more")
+        if not 0 <= self.line_tables <= self.tables:
+            raise ConfigError(f"--line-tables {self.line_tables}: must be 0..{self.tables} (--tables)")
+        if min(self.camera_tables, self.tables) + self.line_tables > self.tables:
+            raise ConfigError(
+                f"--line-tables {self.line_tables} with --camera-tables {self.camera_tables}: "
+                f"{self.tables} tables cannot have both (camera tables are the first, line "
+                "tables the last); lower one of them"
+            )
         if self.kill_every is not None and self.kill_every <= 0:
             raise ConfigError(f"--kill-every {self.kill_every}: must be more than 0 seconds")
 
@@ -99,6 +119,14 @@ class SoakOptions:
     def shoe_fault_spec(self) -> str:
         """The shoe simulator's ``--faults`` for the frame faults asked for."""
         return ",".join(f"{k}={self.rate(k):g}" for k in SHOE_FRAME_FAULTS if self.rate(k) > 0)
+
+    def line_fault_spec(self) -> str:
+        """The line reader simulator's ``--faults`` for the line faults asked for."""
+        return ",".join(f"{k}={self.rate(k):g}" for k in LINE_FAULTS if self.rate(k) > 0)
+
+    def is_line_table(self, k: int) -> bool:
+        """Table number ``k`` (1-based) has a plain line reader: the last ``line_tables``."""
+        return k > self.tables - self.line_tables
 
     @property
     def slow_subscribers(self) -> int:

@@ -21,6 +21,14 @@ class Draw:
     at: float  # wall clock (time.time) when the dealer pulled it
     fault: str | None = None  # "misdeal" when pulled on purpose while paused
     count: int | None = None  # the shoe's number for it (cards out since the shoe was loaded)
+    #: Line tables: what the reader's simulator says happened to the card's line
+    #: ("lost", "twice", "garbage", "unplugged").
+    line_faults: tuple[str, ...] = ()
+
+    @property
+    def line_lost(self) -> bool:
+        """The reader never sent this card's line (a lost line, or the cable was out)."""
+        return "lost" in self.line_faults or "unplugged" in self.line_faults
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,14 @@ class TableRecord:
     table: str
     variant: str
     journal: str
+    protocol: str = "slp1"  # "lines": a plain line reader (no gate, no count, no retransmission)
     draws: list[Draw] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    #: Line tables: the dealer called a misdeal (card dropped) for a card the table did not
+    #: take (kind "missing-card"): a reaction, not an injected fault.
+    misdeal_calls: list[Fault] = field(default_factory=list)
+    #: The reader's or shoe's own counters at the end (its ``stats`` reply).
+    device_stats: dict[str, Any] | None = None
     restarts: int = 0
     dealer_error: str | None = None
     rounds_started: int = 0
@@ -54,6 +68,14 @@ class TableRecord:
     def add_fault(self, fault: Fault) -> None:
         with self.lock:
             self.faults.append(fault)
+
+    def add_misdeal_call(self, call: Fault) -> None:
+        with self.lock:
+            self.misdeal_calls.append(call)
+
+    @property
+    def line_reader(self) -> bool:
+        return self.protocol == "lines"
 
 
 @dataclass

@@ -27,7 +27,7 @@ from table_controller.rules.registry import load_game
 from table_controller.soak.checker import CheckResult, check_run, faults_by_kind, read_journal
 from table_controller.soak.controller_process import ControlClient, ControllerProcess, write_config
 from table_controller.soak.dealer import RemoteDealer
-from table_controller.soak.options import SHOE_FRAME_FAULTS, SoakOptions
+from table_controller.soak.options import LINE_FAULTS, SHOE_FRAME_FAULTS, SoakOptions
 from table_controller.soak.records import TableRecord
 from table_controller.soak.shoe_process import ShoeProcess
 from table_controller.soak.subscribers import LatencyTracker, Subscriber
@@ -43,6 +43,8 @@ _SHOE_COUNTERS = {
     "dup": "duplicated",
     "garbage": "garbage",
 }
+#: A line reader's counters (``stats``) reported as injected line faults.
+_LINE_COUNTERS = {"lost": "lost", "twice": "twice", "garbage": "garbage"}
 
 
 @dataclass
@@ -174,6 +176,7 @@ class Soak:
         log_file = open(workdir / f"{table}.log", "a", encoding="utf-8")  # noqa: SIM115 (closed by the stack)
         stack.callback(log_file.close)
         link = workdir / f"{table}.shoe"
+        line_table = o.is_line_table(k)
         argv = [
             python,
             "-m",
@@ -189,10 +192,16 @@ class Soak:
             "--seed",
             str(o.seed * 1000 + k),
         ]
-        if o.shoe_fault_spec():
-            argv += ["--faults", o.shoe_fault_spec()]
-        if game.decks > 1:
-            argv += ["--cut-at", str(52 * game.decks - 16)]
+        if line_table:
+            # A plain line reader: no gate, no count, no cut card report, no retransmission.
+            argv += ["--protocol", "lines"]
+            if o.line_fault_spec():
+                argv += ["--faults", o.line_fault_spec()]
+        else:
+            if o.shoe_fault_spec():
+                argv += ["--faults", o.shoe_fault_spec()]
+            if game.decks > 1:
+                argv += ["--cut-at", str(52 * game.decks - 16)]
         shoe = ShoeProcess(argv, link, log_file)
         stack.callback(shoe.stop)
         ports = (
@@ -215,13 +224,14 @@ class Soak:
             betting_seconds=o.betting_seconds,
             result_seconds=o.result_seconds,
             camera_deck=o.camera_deck if k <= o.camera_tables else None,
+            protocol="lines" if line_table else "slp1",
         )
         controller = ControllerProcess(
             [python, "-m", "table_controller", "-vv", "run", "--config", str(config)], log_file
         )
         controller.start()
         stack.callback(self._stop_controller, table, controller)
-        record = TableRecord(table, variant, str(journal))
+        record = TableRecord(table, variant, str(journal), protocol="lines" if line_table else "slp1")
         return _Table(record, shoe, controller, snapshot, control, log_file)
 
     def _stop_controller(self, table: str, controller: ControllerProcess) -> None:
@@ -379,7 +389,9 @@ class Soak:
             except Exception as e:  # a shoe that cannot answer fails the run
                 self.errors.append(f"{t.record.table}: shoe stats: {e}")
                 continue
-            for kind, key in _SHOE_COUNTERS.items():
+            t.record.device_stats = stats
+            counters = _LINE_COUNTERS if t.record.line_reader else _SHOE_COUNTERS
+            for kind, key in counters.items():
                 shoe_counts[kind] = shoe_counts.get(kind, 0) + int(stats.get(key, 0))
             resent = int(stats.get("retransmissions", 0))
             shoe_counts["retransmissions"] = shoe_counts.get("retransmissions", 0) + resent
@@ -390,7 +402,7 @@ class Soak:
     ) -> SoakReport:
         o = self.options
         faults = {k: 0 for k in o.faults}
-        faults.update({k: v for k, v in shoe_counts.items() if k in SHOE_FRAME_FAULTS})
+        faults.update({k: v for k, v in shoe_counts.items() if k in (*SHOE_FRAME_FAULTS, *LINE_FAULTS)})
         faults.update(faults_by_kind([t.record for t in self.tables]))
         if o.slow_subscribers:
             faults["slow"] = o.slow_subscribers
@@ -407,6 +419,17 @@ class Soak:
             "burn_cards": c["burn_cards"],
             "drawn_by_shoes": c["drawn_by_shoes"],
             "cards_in_voided_rounds": c["cards_in_voided_rounds"],
+            **(
+                {
+                    "line_tables": o.line_tables,
+                    "lost_lines": c["lost_lines"],
+                    "lines_read_twice": c["lines_read_twice"],
+                    "misdeals_called_for_missing_cards": c["misdeals_called_for_missing_cards"],
+                    "cards_from_line_noise": c["cards_from_line_noise"],
+                }
+                if o.line_tables
+                else {}
+            ),
             "events": c["events"],
             "restarts": kills,
             "kills_by_state": dict(

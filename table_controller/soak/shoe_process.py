@@ -4,7 +4,9 @@ The shoe process outlives controller kills: its pseudo-terminal is reached
 through a stable symlink that the restarted controller opens again. Every
 command gets exactly one reply line (``card TS count 17``, ``unread 9H count
 18``, ``no card: ...``, ``lid OPEN``, ``new shoe of 8 decks``, ...); gate
-changes arrive on their own and are tracked here.
+changes arrive on their own and are tracked here. A line reader
+(``--protocol lines``) says ``gate unlocked`` once at the start (it has no gate)
+and adds the faults that hit a card's line to its reply (``card TS count 17 lost``).
 """
 
 from __future__ import annotations
@@ -24,9 +26,22 @@ _REPLIES = ("card", "unread", "no", "lid", "new", "unplugged", "error:", "stats"
 
 def _card_reply(reply: str, word: str) -> tuple[str, int] | None:
     """``card TS count 17`` -> ("TS", 17); any other reply -> None."""
+    parsed = _card_reply_with_faults(reply, word)
+    return None if parsed is None else parsed[:2]
+
+
+def _card_reply_with_faults(reply: str, word: str) -> tuple[str, int, tuple[str, ...]] | None:
+    """``card TS count 17`` -> ("TS", 17, ()); a line reader's ``card TS count 17 lost,garbage``
+    -> ("TS", 17, ("lost", "garbage")); any other reply -> None."""
     parts = reply.split()
-    if len(parts) == 4 and parts[0] == word and parts[2] == "count" and parts[3].isdigit():
-        return parts[1], int(parts[3])
+    if (
+        len(parts) in (4, 5)
+        and parts[0] == word
+        and parts[2] == "count"
+        and parts[3].isdigit()
+    ):
+        faults = tuple(f for f in parts[4].split(",") if f) if len(parts) == 5 else ()
+        return parts[1], int(parts[3]), faults
     return None
 
 
@@ -104,6 +119,11 @@ class ShoeProcess:
         """Pull a card: its code and the shoe's count, or None when the gate was locked
         (or the shoe empty)."""
         return _card_reply(self.command("draw"), "card")
+
+    def draw_line(self) -> tuple[str, int, tuple[str, ...]] | None:
+        """A line reader's draw: code, the simulator's count, and the faults that hit its line
+        (``lost``, ``twice``, ``garbage``, ``unplugged``); None when the shoe is empty."""
+        return _card_reply_with_faults(self.command("draw"), "card")
 
     def noread(self) -> tuple[str, int] | None:
         """A card leaves unread: its true code (what the supervisor will see) and count, or None."""
