@@ -82,7 +82,9 @@ class TableController:
         heartbeat_seconds: float = 1.0,
         card_sources: tuple[str, ...] = ("shoe",),
         camera_confirm_seconds: float = 3.0,
+        checkpoints: Any = None,
     ) -> None:
+        """``checkpoints``: a CheckpointSigner; every round end is then signed (journal/checkpoints.py)."""
         self.game = game
         self.journal = journal
         self.table = table
@@ -92,6 +94,7 @@ class TableController:
         self.clock = clock
         self.heartbeat_seconds = heartbeat_seconds
         self.interrupted_round = interrupted_round
+        self.checkpoints = checkpoints
         self.machine = TableMachine(
             game, table=table, betting_seconds=betting_seconds, result_seconds=result_seconds
         )
@@ -126,6 +129,12 @@ class TableController:
             self.publisher.prime(events)
         if self.machine.in_round and self.interrupted_round == "void":
             self.step(i.SupervisorVoid(by="controller", reason="controller restarted during the round"))
+        elif (self.machine.state == "dealing" and self.shoe is not None
+              and not getattr(self.shoe, "guarantees", SMART_SHOE).exactly_once):
+            # A line reader does not re-send: a card it sent while no controller ran is gone.
+            self.step(i.DeviceFault(
+                "the controller restarted while dealing: a card the reader sent meanwhile is lost"
+            ))
         self._drive_devices([])
 
     # ------------------------------------------------------------------ inputs
@@ -319,6 +328,8 @@ class TableController:
                 drafts += self.machine.handle(leftover, now)
         acks = self._frames_to_ack(shoe_event)
         events = self._commit(drafts, link=acks[-1].link if acks else None)
+        if self.checkpoints is not None and any(e["type"] in ("round.result", "round.void") for e in events):
+            events += self._checkpoint()
         if self.shoe is not None:
             for frame in acks:
                 self.shoe.ack(frame)
@@ -426,6 +437,28 @@ class TableController:
                 except Exception:  # a broken listener must never stop the table
                     log.exception("event listener failed")
         return events
+
+    def _checkpoint(self) -> list[dict[str, Any]]:
+        """Sign the journal's position at a round end, keep it outside the journal, publish it."""
+        from table_controller.events import format_ts
+        from table_controller.journal.checkpoints import Checkpoint, link_text, meta_digest
+
+        j = self.journal
+        checkpoint = self.checkpoints.sign(Checkpoint(
+            table=self.table, seq=j.last_seq, hash=j.last_hash, link=link_text(j.link_state),
+            meta=meta_digest(j.meta), ts=format_ts(self.clock()),
+        ))
+        try:
+            self.checkpoints.append(checkpoint)
+        except OSError as e:  # the checkpoint file is a second record: its failure is an alert
+            return self._commit([Draft("alert", None, {
+                "kind": "device-fault", "severity": "critical",
+                "detail": f"checkpoint of seq {checkpoint.seq} not written to "
+                          f"{self.checkpoints.path}: {e.strerror or e}",
+            })])
+        return self._commit([Draft("checkpoint", None, {
+            "covers": checkpoint.seq, "hash": checkpoint.hash, "sig": checkpoint.sig,
+        })])
 
     def _round_fully_drawn(self) -> bool:
         """The shoe has given every card the round needs, some still waiting for the camera:

@@ -401,3 +401,27 @@ def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_jour
     drain(c)
     assert c.machine.state == "dealing"  # the table runs on
     assert verify_journal(c.journal.path).ok
+
+
+def test_a_restart_while_dealing_from_a_line_reader_pauses_for_a_supervisor(
+    tmp_path: Path, factory: MockFactory,
+) -> None:
+    from firmware_interfaces.shoe.guarantees import LINE_READER
+
+    class LineReader(RecordingShoe):
+        guarantees = LINE_READER
+
+    c = make(tmp_path, factory)
+    c.step(i.StartRound())
+    c.step(i.CloseBetting())
+    c.step(i.CardDrawn("4H"))
+    c.journal.close()
+    factory.reset()
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
+    again = TableController(game, journal, table="T01", has_shoe=False, clock=Clock())
+    again.shoe = LineReader()
+    again.restore()
+    assert again.machine.state == "paused" and again.machine.pause is not None
+    assert again.machine.pause.cause == "device-fault"
+    assert "a card the reader sent meanwhile is lost" in (again.machine.reason or "")
