@@ -61,6 +61,7 @@ class LiveTable:
                 betting_seconds=config.betting_seconds, result_seconds=config.result_seconds,
                 interrupted_round=config.interrupted_round, has_shoe="shoe" in config.sources,
                 publisher=self.publisher, card_sources=config.sources,
+                checkpoints=self._make_signer(),
             )
             self.pin_factory = pin_factory if pin_factory is not None else make_pin_factory(config.panel.gpio)
             self.panel = DealerPanel(config.panel.pins, self.pin_factory, self.controller.on_button)
@@ -90,6 +91,14 @@ class LiveTable:
         except BaseException:
             self.close()
             raise
+
+    def _make_signer(self) -> Any:
+        if self.config.checkpoints is None:
+            return None
+        from table_controller.journal.checkpoints import CheckpointSigner
+
+        key, path = self.config.checkpoints
+        return CheckpointSigner(key, path)
 
     def _make_publisher(self, context: Any) -> Any:
         pub = self.config.publish

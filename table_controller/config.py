@@ -98,6 +98,8 @@ class TableConfig:
     publish: PublishConfig = field(default_factory=PublishConfig)
     supervisor_tokens: tuple[str, ...] = ()
     source: str = "<built in>"
+    #: Signed checkpoints at every round end: (Ed25519 signing key, checkpoint file) or None.
+    checkpoints: tuple[Path, Path] | None = None
 
 
 #: Pins of the reference panel wiring (docs/panel.md).
@@ -240,7 +242,12 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
 
     j = _Section(data.get("journal", {}), where, "journal")
     journal = _path(base, j.get("path", str))
+    signing_key = j.get("signing_key", str, None)
+    checkpoint_file = j.get("checkpoints", str, None)
     j.finish()
+    if (signing_key is None) != (checkpoint_file is None):
+        raise ConfigError(f"{where}: journal.signing_key and journal.checkpoints go together")
+    checkpoints = (_path(base, signing_key), _path(base, checkpoint_file)) if signing_key else None
 
     from table_controller.tokens import check_stored_form
 
@@ -264,7 +271,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         variants_dir=_path(base, variants_dir) if variants_dir else None,
         betting_seconds=betting, result_seconds=result, interrupted_round=policy,
         shoe=shoe, camera=camera, panel=PanelConfig(gpio, pins), publish=publish,
-        supervisor_tokens=tuple(tokens), source=where,
+        supervisor_tokens=tuple(tokens), source=where, checkpoints=checkpoints,
     )
     _check_variant(config)
     return config

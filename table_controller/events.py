@@ -27,6 +27,7 @@ EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "alert": ("kind", "severity", "detail"),
     "shoe": ("event", "count"),
     "heartbeat": ("state",),
+    "checkpoint": ("covers", "hash", "sig"),
 }
 COMMON_FIELDS = ("v", "table", "seq", "ts", "type", "game", "round")
 TABLE_STATES = ("idle", "betting", "dealing", "result", "paused", "closed")

@@ -42,6 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     verify.add_argument(
         "--variants-dir", type=Path, help="a folder of the studio's own variant files"
     )
+    verify.add_argument("--checkpoints", type=Path, metavar="FILE",
+                        help="the table's signed checkpoint file: also finds a deleted tail")
+    verify.add_argument("--verify-key", type=Path, metavar="KEY",
+                        help="the table's public verify key (keys signing), for --checkpoints")
     verify.add_argument("--json", action="store_true", help="print the report as one JSON object")
     verify.set_defaults(func=run_verify)
 
@@ -118,7 +122,10 @@ def run_verify(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
 
     out = stdout or sys.stdout
     with ProgressReporter("verify", sys.stderr) as progress:
-        report = verify_journal(args.journal, variants_dir=args.variants_dir, progress=progress)
+        report = verify_journal(
+            args.journal, variants_dir=args.variants_dir, progress=progress,
+            checkpoints=getattr(args, "checkpoints", None), verify_key=getattr(args, "verify_key", None),
+        )
     if args.json:
         out.write(json.dumps(report.as_dict()) + "\n")
         return 0 if report.ok else 1

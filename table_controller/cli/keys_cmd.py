@@ -25,6 +25,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     generate.add_argument("--dir", type=Path, default=Path("."), help="folder to write to (default .)")
     generate.add_argument("--json", action="store_true", help="print a JSON object")
     generate.set_defaults(func=run_generate)
+    signing = sub.add_parser(
+        "signing",
+        help="write an Ed25519 key pair for signed journal checkpoints: NAME.signing, NAME.verify",
+        description=(
+            "NAME.signing (private, mode 600) stays on the table PC and goes in the table's "
+            "journal.signing_key; NAME.verify (public) goes to whoever checks the journal "
+            "(journal verify --checkpoints FILE --verify-key NAME.verify)."
+        ),
+    )
+    signing.add_argument("--name", required=True, help="key name, e.g. T01")
+    signing.add_argument("--dir", type=Path, default=Path("."), help="folder to write to (default .)")
+    signing.add_argument("--json", action="store_true", help="print a JSON object")
+    signing.set_defaults(func=run_signing)
     token = sub.add_parser(
         "token",
         help="make a supervisor token and its salted form for supervisor.tokens",
@@ -38,6 +51,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     token.add_argument("--token-file", type=Path, help="make the stored form of the token in this file")
     token.add_argument("--json", action="store_true", help="print a JSON object")
     token.set_defaults(func=run_token)
+
+
+def run_signing(args: argparse.Namespace) -> int:
+    from table_controller.journal.checkpoints import generate_signing_key
+
+    try:
+        private, public = generate_signing_key(args.dir, args.name)
+    except FileExistsError as e:
+        from table_controller.errors import TableError
+
+        raise TableError(f"{e.filename} exists: a signing key is never overwritten") from e
+    if args.json:
+        print(json.dumps({"signing_key": str(private), "verify_key": str(public)}))
+    else:
+        print(f"signing key  {private}  (journal.signing_key; stays on this machine)")
+        print(f"verify key   {public}  (for journal verify --verify-key)")
+    return 0
 
 
 def run_token(args: argparse.Namespace) -> int:

@@ -117,6 +117,11 @@ class JournalReader:
         rows = self._query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1")
         return str(rows[0][0]) if rows else GENESIS
 
+    def hash_at(self, seq: int) -> str | None:
+        """The stored chain hash of ``seq``, or None when there is no such event."""
+        rows = self._query("SELECT hash FROM events WHERE seq = ?", (seq,))
+        return str(rows[0][0]) if rows else None
+
     @property
     def link_state(self) -> tuple[str, int] | None:
         """(shoe boot id, last delivered shoe seq) stored with the last linked append, or None."""

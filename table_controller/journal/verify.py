@@ -69,9 +69,13 @@ class _Problems:
 
 
 def verify_journal(
-    path: str | Path, *, variants_dir: Path | None = None, progress: Progress | None = None
+    path: str | Path, *, variants_dir: Path | None = None, progress: Progress | None = None,
+    checkpoints: Path | None = None, verify_key: Path | None = None,
 ) -> VerifyReport:
     """Check a journal file from end to end; see the module docstring for what is checked.
+
+    With ``checkpoints`` and ``verify_key``: also every signed checkpoint against the
+    journal (a deleted tail, an event changed under a checkpoint, changed meta or link).
 
     ``progress(done, total)`` is called as events are read. Raises
     :class:`~table_controller.journal.errors.JournalError` only when the file cannot
@@ -113,6 +117,17 @@ def verify_journal(
         except JournalError as e:
             problems.add(f"reading stopped after seq {expected_seq - 1}: {e}")
         audit.finish()
+        if checkpoints is not None:
+            from table_controller.journal.checkpoints import check_checkpoints, load_checkpoints
+
+            if verify_key is None:
+                raise JournalError("checking checkpoints needs the table's verify key (--verify-key)")
+            for problem in check_checkpoints(
+                load_checkpoints(checkpoints), verify_key, table=reader.table,
+                last_seq=expected_seq - 1, hash_at=reader.hash_at, meta=reader.meta,
+                link_at_end=reader.link_state,
+            ):
+                problems.add(problem)
         if progress is not None:
             progress(count, total)
         return VerifyReport(
