@@ -85,7 +85,7 @@ class LiveTable:
 
                 self.control = ControlServer(
                     self.controller, config.publish.control, config.supervisor_tokens, context,
-                    camera=self.simulated_camera,
+                    camera=self.simulated_camera, rig_ops=config.rig_ops,
                 )
                 self._closers.append(self.control.close)
         except BaseException:

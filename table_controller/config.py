@@ -100,6 +100,9 @@ class TableConfig:
     source: str = "<built in>"
     #: Signed checkpoints at every round end: (Ed25519 signing key, checkpoint file) or None.
     checkpoints: tuple[Path, Path] | None = None
+    #: A test rig: the control socket also takes a rig's hands (press a mock button, lay a
+    #: card under a simulated camera). Never on a production table.
+    rig_ops: bool = False
 
 
 #: Pins of the reference panel wiring (docs/panel.md).
@@ -174,7 +177,7 @@ def _path(base: Path, text: str) -> Path:
 def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> TableConfig:
     """Validate a decoded configuration (``base`` resolves relative paths)."""
     top = _Section(data, where, "")
-    for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor"):
+    for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor", "rig"):
         top.used.add(section)
     top.finish()
 
@@ -251,6 +254,12 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
 
     from table_controller.tokens import check_stored_form
 
+    rig = _Section(data.get("rig", {}), where, "rig")
+    rig_ops = rig.get("control_ops", bool, False)
+    rig.finish()
+    if rig_ops and gpio != "mock":
+        raise ConfigError(f"{where}: rig.control_ops: only for a test rig (panel.gpio = \"mock\")")
+
     sup = _Section(data.get("supervisor", {}), where, "supervisor")
     salted = sup.get("tokens", list, [])
     legacy = sup.get("token_sha256", list, [])
@@ -271,7 +280,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         variants_dir=_path(base, variants_dir) if variants_dir else None,
         betting_seconds=betting, result_seconds=result, interrupted_round=policy,
         shoe=shoe, camera=camera, panel=PanelConfig(gpio, pins), publish=publish,
-        supervisor_tokens=tuple(tokens), source=where, checkpoints=checkpoints,
+        supervisor_tokens=tuple(tokens), source=where, checkpoints=checkpoints, rig_ops=rig_ops,
     )
     _check_variant(config)
     return config

@@ -33,13 +33,14 @@ class ControlServer:
 
     def __init__(
         self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None,
-        camera: Any = None,
+        camera: Any = None, rig_ops: bool = False,
     ) -> None:
         """``camera``: a simulated camera that test rigs lay cards under (``lay``, ``clear``, ``dark``)."""
         import zmq
 
         self.controller = controller
         self.camera = camera
+        self.rig_ops = rig_ops
         self.token_digests = tuple(token_digests)
         self._context = context or zmq.Context.instance()
         self._socket = self._context.socket(zmq.REP)
@@ -143,9 +144,12 @@ class ControlServer:
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
             }
-        if op == "press":
-            return self._press(request)
-        if op in ("lay", "clear", "dark"):
+        if op in ("press", "lay", "clear", "dark"):
+            if not self.rig_ops:
+                return {"ok": False, "error": f"{op} is a test rig's op; this table is not a rig "
+                                              "(rig.control_ops in its configuration)"}
+            if op == "press":
+                return self._press(request)
             return self._simulated_camera(op, request)
         if op not in ("resume", "void", "new-shoe"):
             raise ValueError(f"unknown op {op!r} (status, press, resume, void, new-shoe)")

@@ -166,3 +166,13 @@ def test_salted_tokens_are_checked_on_load() -> None:
     assert parse_config(data, "T01.toml").supervisor_tokens[0].startswith("scrypt$")
     msg = mutate(lambda d: d.update(supervisor={"tokens": ["plain-text-token"]}))
     assert msg.startswith("T01.toml: supervisor.tokens: 'plain-text-token'... is not scrypt$")
+
+
+def test_rig_ops_need_a_mock_panel() -> None:
+    data = example()
+    data["panel"]["gpio"] = "mock"
+    data["rig"] = {"control_ops": True}
+    assert parse_config(data, "T01.toml").rig_ops
+    msg = mutate(lambda d: d.update(rig={"control_ops": True}))  # gpio native
+    assert msg.startswith("T01.toml: rig.control_ops: only for a test rig")
+    assert not parse_config(example(), "T01.toml").rig_ops

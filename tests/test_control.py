@@ -32,7 +32,7 @@ def table(tmp_path: Path) -> Iterator[tuple[TableController, ControlServer]]:
     stop = threading.Event()
     loop = threading.Thread(target=controller.run, args=(stop,))
     loop.start()
-    server = ControlServer(controller, "tcp://127.0.0.1:0", [token_digest(TOKEN)])
+    server = ControlServer(controller, "tcp://127.0.0.1:0", [token_digest(TOKEN)], rig_ops=True)
     server.start()
     yield controller, server
     server.close()
@@ -152,3 +152,19 @@ def test_supervise_reads_the_token_from_a_file_or_the_environment(tmp_path: Path
     assert read_token(path) == TOKEN
     monkeypatch.setenv("TABLE_SUPERVISOR_TOKEN", "from-env")
     assert read_token(None) == "from-env"
+
+
+def test_a_production_tables_control_socket_has_no_rig_ops(tmp_path: Path) -> None:
+    """On a `run` table with mock pins, `press` once voided a round without a token (issue 13)."""
+    game = load_game("teen-patti-2020")
+    journal = Journal(tmp_path / "T02.sqlite", table="T02", game=game.game_id, variant=game.variant.id)
+    controller = TableController(game, journal, table="T02", has_shoe=False)
+    server = ControlServer(controller, "tcp://127.0.0.1:0", [token_digest(TOKEN)])
+    server.start()
+    try:
+        for op in ("press", "lay", "clear", "dark"):
+            answer = ask(server, op=op, button="void_request")
+            assert answer["ok"] is False and "test rig's op" in answer["error"]
+    finally:
+        server.close()
+        journal.close()

@@ -106,7 +106,7 @@ class SimulatedTable:
             ),
             panel=PanelConfig("mock", dict(DEFAULT_PINS)),
             publish=PublishConfig(endpoint=o.publish, snapshot=o.snapshot, control=o.control),
-            source="table-controller sim",
+            source="table-controller sim", rig_ops=True,
         )
 
     def run(self) -> SimReport:

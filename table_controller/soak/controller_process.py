@@ -82,6 +82,9 @@ path = "{journal}"
 
 [supervisor]
 token_sha256 = ["{token_sha256}"]
+
+[rig]
+control_ops = true   # a test rig: the soak's dealers press buttons and lay cards remotely
 """,
         encoding="utf-8",
     )
