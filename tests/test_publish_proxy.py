@@ -136,3 +136,15 @@ def test_client_of_all_tables_through_the_proxy_snapshots_each_table():
             publisher.close()
         proxy.close()
         context.term()
+
+
+def test_the_proxy_refuses_a_network_bind_without_insecure() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "table_controller", "proxy", "--frontend", "tcp://*:0",
+         "--backend", "tcp://127.0.0.1:0"], capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 2
+    assert "--frontend tcp://*:0 listens beyond this machine" in done.stderr

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import threading
 
 from table_controller.publish.proxy import DEFAULT_BACKEND, DEFAULT_FRONTEND
+
+log = logging.getLogger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,12 +30,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help=f"XPUB endpoint the displays connect to (default {DEFAULT_BACKEND})")
     proxy.add_argument("--hwm", type=int, default=100_000,
                        help="messages queued per peer before a slow one loses messages (default 100000)")
+    proxy.add_argument("--insecure", action="store_true",
+                       help="serve an address other hosts reach (the proxy has no CURVE yet: "
+                            "anyone on that network may publish or subscribe)")
     proxy.add_argument("--json", action="store_true", help="print the bound endpoints as a JSON line")
     proxy.set_defaults(func=run_proxy)
 
 
 def run_proxy(args: argparse.Namespace) -> int:
+    from table_controller.errors import ConfigError
     from table_controller.publish.proxy import StudioProxy
+    from table_controller.publish.publisher import binds_beyond_loopback
+
+    for name, endpoint in (("--frontend", args.frontend), ("--backend", args.backend)):
+        if binds_beyond_loopback(endpoint) and not args.insecure:
+            raise ConfigError(
+                f"{name} {endpoint} listens beyond this machine and the proxy has no CURVE: "
+                "bind 127.0.0.1, or pass --insecure on a studio network you trust"
+            )
+        if binds_beyond_loopback(endpoint):
+            log.warning("proxy %s %s listens beyond this machine without CURVE (--insecure)",
+                        name, endpoint)
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
