@@ -63,6 +63,11 @@ class LiveTable:
                 publisher=self.publisher, card_sources=config.sources,
                 checkpoints=self._make_signer(),
             )
+            if self.publisher is not None:
+                from table_controller.table.inputs import DeviceWarning
+
+                controller = self.controller
+                self.publisher.on_trouble = lambda text: controller.post(DeviceWarning(text))
             self.pin_factory = pin_factory if pin_factory is not None else make_pin_factory(config.panel.gpio)
             self.panel = DealerPanel(config.panel.pins, self.pin_factory, self.controller.on_button)
             self._closers.append(self.panel.close)

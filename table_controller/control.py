@@ -43,11 +43,9 @@ class ControlServer:
         self.rig_ops = rig_ops
         self.token_digests = tuple(token_digests)
         self._context = context or zmq.Context.instance()
-        self._socket = self._context.socket(zmq.REP)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)  # bigger: dropped unread
-        self._socket.bind(endpoint)
+        self._socket = self._open(endpoint)
         self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.restarts = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="control", daemon=True)
 
@@ -59,22 +57,42 @@ class ControlServer:
         self._thread.join(timeout=2)
         self._socket.close()
 
+    def _open(self, endpoint: str) -> Any:
+        import zmq
+
+        sock = self._context.socket(zmq.REP)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)  # bigger: dropped unread
+        sock.bind(endpoint)
+        return sock
+
     def _serve(self) -> None:
+        """Serve until closed; a socket that fails anyway is replaced and an alert says so."""
+        while not self._stop.is_set():
+            try:
+                self._serve_socket()
+            except Exception as e:  # supervised: a new socket on the same endpoint
+                log.exception("control socket failed: reopening %s", self.endpoint)
+                self.restarts += 1
+                self._socket.close(linger=0)
+                self._stop.wait(0.5)
+                self._socket = self._open(self.endpoint)
+                self.controller.post(i.DeviceWarning(
+                    f"the control socket failed ({type(e).__name__}: {e}) and was reopened"))
+
+    def _serve_socket(self) -> None:
         import zmq
 
         poller = zmq.Poller()
         poller.register(self._socket, zmq.POLLIN)
         while not self._stop.is_set():
-            try:
-                if not poller.poll(200):
-                    continue
-                # The whole message, however many frames: a REP socket must answer each
-                # request exactly once, or it refuses every later one.
-                frames = self._socket.recv_multipart()
-                answer = self._answer_frames(frames)
-                self._socket.send(json.dumps(answer, default=str).encode())
-            except Exception:  # the top of a worker thread: log, keep serving
-                log.exception("control socket: a request could not be answered")
+            if not poller.poll(200):
+                continue
+            # The whole message, however many frames: a REP socket must answer each
+            # request exactly once, or it refuses every later one.
+            frames = self._socket.recv_multipart()
+            answer = self._answer_frames(frames)  # never raises
+            self._socket.send(json.dumps(answer, default=str).encode())
 
     def _answer_frames(self, frames: list[bytes]) -> dict[str, Any]:
         """The answer to one received message (never raises)."""

@@ -168,3 +168,36 @@ def test_a_production_tables_control_socket_has_no_rig_ops(tmp_path: Path) -> No
     finally:
         server.close()
         journal.close()
+
+
+def test_a_control_socket_that_fails_anyway_is_reopened_and_an_alert_says_so(table, monkeypatch) -> None:
+    controller, server = table
+    real = server._answer_frames
+    calls = []
+
+    def failing_once(frames):  # type: ignore[no-untyped-def]
+        calls.append(frames)
+        if len(calls) == 1:
+            raise RuntimeError("an unforeseen failure")
+        return real(frames)
+
+    monkeypatch.setattr(server, "_answer_frames", failing_once)
+    import zmq
+
+    sock = zmq.Context.instance().socket(zmq.REQ)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(server.endpoint)
+    sock.send(b'{"op": "status"}')
+    assert not sock.poll(1500)  # the failed request got no answer...
+    sock.close()
+    assert ask(server, op="status")["ok"] is True  # ...but the socket serves again
+    assert server.restarts == 1
+    import time
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        alerts = [e for e in controller.journal.events(types=["alert"]) if "control socket failed" in e["detail"]]
+        if alerts:
+            break
+        time.sleep(0.05)
+    assert alerts and alerts[0]["severity"] == "warning"

@@ -258,3 +258,29 @@ def test_deeply_nested_json_gets_an_error_and_snapshots_are_still_served(context
 def test_an_oversized_request_is_dropped_unread_and_snapshots_are_still_served(context, publisher):
     assert send_raw(context, publisher.bound_snapshot, b"[" * 200_000, wait_ms=500) is None
     assert ask_snapshot(context, publisher.bound_snapshot)["seq"] == publisher.last_seq
+
+
+def test_a_snapshot_server_that_fails_anyway_is_reopened_on_its_port_and_says_so(context, publisher, monkeypatch):
+    import time
+
+    told: list[str] = []
+    publisher.on_trouble = told.append
+    endpoint = publisher.bound_snapshot
+    real = publisher._answer
+    calls = []
+
+    def breaks_the_socket_once(router, frames):  # type: ignore[no-untyped-def]
+        calls.append(frames)
+        if len(calls) == 1:
+            router.close(linger=0)  # the socket fails under the server: its next poll raises
+            return None
+        return real(router, frames)
+
+    monkeypatch.setattr(publisher, "_answer", breaks_the_socket_once)
+    assert send_raw(context, endpoint, b'{"op": "snapshot"}', wait_ms=500) is None
+    deadline = time.monotonic() + 5
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert told and "snapshot server failed" in told[0] and publisher.restarts == 1
+    assert publisher.bound_snapshot == endpoint
+    assert ask_snapshot(context, endpoint)["seq"] == publisher.last_seq

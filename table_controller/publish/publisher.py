@@ -102,6 +102,9 @@ class EventPublisher:
         self.bound_snapshot: str | None = None
         self.published = 0
         self.snapshots_served = 0
+        self.restarts = 0
+        #: Called (from the server thread) when the snapshot server had to be reopened.
+        self.on_trouble: Callable[[str], None] | None = None
         self.clock = clock
         self._last_sent = clock()
         self._reply_cache: tuple[int, str] | None = None
@@ -226,6 +229,28 @@ class EventPublisher:
     # -- snapshot server --------------------------------------------------------------------------
 
     def _serve(self, keys: tuple[bytes, bytes] | None) -> None:
+        """Serve snapshots until closed; a socket that fails anyway is replaced on the same
+        endpoint and ``on_trouble`` (the table's alert) is told."""
+        endpoint = self.snapshot_endpoint
+        while not self._stop.is_set():
+            router = self._snapshot_socket(keys, endpoint)
+            if router is None:
+                return
+            endpoint = self.bound_snapshot or endpoint  # a restart keeps the port it had
+            try:
+                self._serve_socket(router)
+            except Exception as e:  # supervised: log, reopen, say so
+                log.exception("snapshot server of table %s failed: reopening", self.table)
+                self.restarts += 1
+                if self.on_trouble is not None:
+                    self.on_trouble(f"the snapshot server failed ({type(e).__name__}: {e}) and was reopened")
+                self._stop.wait(0.5)
+            finally:
+                if keys:
+                    self.handshakes.stop([router])
+                router.close(linger=0)
+
+    def _snapshot_socket(self, keys: tuple[bytes, bytes] | None, endpoint: str) -> Any:
         router = self.context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
         router.setsockopt(zmq.SNDHWM, 1000)
@@ -237,30 +262,26 @@ class EventPublisher:
             if keys:
                 make_server(router, *keys)
                 self.handshakes.watch(router, "snapshot")
-            self.bound_snapshot = attach(router, self.snapshot_endpoint)
+            self.bound_snapshot = attach(router, endpoint)
         except zmq.ZMQError as e:
             self._error = e
             router.close(linger=0)
             self._ready.set()
-            return
+            return None
         self._ready.set()
+        return router
+
+    def _serve_socket(self, router: zmq.Socket[Any]) -> None:
         poller = zmq.Poller()
         poller.register(router, zmq.POLLIN)
-        try:
-            while not self._stop.is_set():
-                if not poller.poll(100):
-                    continue
-                frames = router.recv_multipart()
-                try:
-                    self._answer(router, frames)
-                except Exception:  # one request never stops the server: log it, serve on
-                    log.exception("snapshot server of table %s: a request failed", self.table)
-        except Exception:  # the top of a worker thread: log, never die silently
-            log.exception("snapshot server of table %s stopped", self.table)
-        finally:
-            if keys:
-                self.handshakes.stop([router])
-            router.close(linger=0)
+        while not self._stop.is_set():
+            if not poller.poll(100):
+                continue
+            frames = router.recv_multipart()
+            try:
+                self._answer(router, frames)
+            except Exception:  # one request never stops the server: log it, serve on
+                log.exception("snapshot server of table %s: a request failed", self.table)
 
     def _snapshot_json(self) -> str:
         # Copy references under the lock (microseconds), serialise outside it: a burst of
