@@ -169,8 +169,12 @@ def _pin(value: Any) -> str | None:
     return None if 0 <= value <= 27 else f"BCM pin must be 0..27, not {value}"
 
 
-def _path(base: Path, text: str) -> Path:
-    path = Path(text).expanduser()
+def _path(base: Path, text: str, key: str) -> Path:
+    """``text`` (``~`` expanded) relative to the configuration's folder; ``key``: "T01.toml: x.y"."""
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError as e:  # "~someone" of a user this machine does not know
+        raise ConfigError(f"{key}: {text!r}: {e}") from None
     return path if path.is_absolute() else base / path
 
 
@@ -208,7 +212,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         calibration = c.get("calibration", str, None)
         camera = CameraConfig(
             source=str(c.get("source", (str, int))),
-            calibration=_path(base, calibration) if calibration else None,
+            calibration=_path(base, calibration, f"{where}: camera.calibration") if calibration else None,
             layout=c.get("layout", str, None),
             stable_frames=c.get("stable_frames", int, 3, _positive),
             fps=c.get("fps", (int, float), 15.0, _positive),
@@ -232,8 +236,8 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         endpoint=pub.get("endpoint", str, "tcp://127.0.0.1:5556"),
         snapshot=pub.get("snapshot", str, "tcp://127.0.0.1:5557"),
         control=pub.get("control", str, "tcp://127.0.0.1:5558"),
-        server_secret_key=_path(base, secret) if secret else None,
-        authorized_clients=_path(base, clients) if clients else None,
+        server_secret_key=_path(base, secret, f"{where}: publish.server_secret_key") if secret else None,
+        authorized_clients=_path(base, clients, f"{where}: publish.authorized_clients") if clients else None,
         insecure=pub.get("insecure", bool, False),
     )
     pub.finish()
@@ -244,13 +248,16 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     _check_binds(publish, where)
 
     j = _Section(data.get("journal", {}), where, "journal")
-    journal = _path(base, j.get("path", str))
+    journal = _path(base, j.get("path", str), f"{where}: journal.path")
     signing_key = j.get("signing_key", str, None)
     checkpoint_file = j.get("checkpoints", str, None)
     j.finish()
     if (signing_key is None) != (checkpoint_file is None):
         raise ConfigError(f"{where}: journal.signing_key and journal.checkpoints go together")
-    checkpoints = (_path(base, signing_key), _path(base, checkpoint_file)) if signing_key else None
+    checkpoints = (
+        _path(base, signing_key, f"{where}: journal.signing_key"),
+        _path(base, checkpoint_file, f"{where}: journal.checkpoints"),
+    ) if signing_key and checkpoint_file else None
 
     from table_controller.tokens import check_stored_form
 
@@ -277,7 +284,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
 
     config = TableConfig(
         table_id=table_id, variant=variant, journal=journal, sources=tuple(cards),
-        variants_dir=_path(base, variants_dir) if variants_dir else None,
+        variants_dir=_path(base, variants_dir, f"{where}: table.variants_dir") if variants_dir else None,
         betting_seconds=betting, result_seconds=result, interrupted_round=policy,
         shoe=shoe, camera=camera, panel=PanelConfig(gpio, pins), publish=publish,
         supervisor_tokens=tuple(tokens), source=where, checkpoints=checkpoints, rig_ops=rig_ops,
@@ -363,6 +370,12 @@ def load_config(path: Path) -> TableConfig:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: byte {e.start} is not UTF-8") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deep") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
         raise ConfigError(f"{path}: not valid TOML: {e}") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from e

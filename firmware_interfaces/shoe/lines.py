@@ -78,8 +78,11 @@ class LineCounters:
         return asdict(self)
 
 
-def normalise_card(rank: str, suit: str) -> str | None:
-    """``("10", "h")`` -> ``"TH"``; None when it is no card."""
+def normalise_card(rank: str | None, suit: str | None) -> str | None:
+    """``("10", "h")`` -> ``"TH"``; None when it is no card (a pattern group that matched
+    nothing is None)."""
+    if rank is None or suit is None:
+        return None
     rank, suit = rank.upper(), suit.upper()
     if rank == "10":
         rank = "T"
@@ -123,11 +126,11 @@ class LineCardParser:
         out: list[LineRead] = []
         for byte in data:
             if byte in (0x0A, 0x0D):
-                if self._dropping:
-                    self._dropping = False
-                elif self._buf:
-                    out.append(self.read_line(bytes(self._buf)))
-                self._buf.clear()
+                line, dropping = bytes(self._buf), self._dropping
+                self._buf.clear()  # first: a line that cannot be read never holds up the next
+                self._dropping = False
+                if line and not dropping:
+                    out.append(self.read_line(line))
                 continue
             if self._dropping:
                 continue
@@ -177,8 +180,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     """Check a reader pattern; raises ShoeProtocolError naming what is wrong."""
     try:
         compiled = re.compile(pattern, re.IGNORECASE)
-    except re.error as e:
-        raise ShoeProtocolError(f"line reader pattern {pattern!r}: {e}") from None
+    except (re.error, OverflowError, RecursionError, ValueError) as e:
+        raise ShoeProtocolError(f"line reader pattern {pattern[:60]!r}: {e or type(e).__name__}") from None
     missing = {"rank", "suit"} - set(compiled.groupindex)
     if missing:
         raise ShoeProtocolError(

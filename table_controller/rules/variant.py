@@ -230,5 +230,9 @@ def read_variant_file(path: Path) -> dict[str, Any]:
         raise VariantError(
             f"{path}: not valid TOML: byte {e.start} is not UTF-8 (save the file as UTF-8)"
         ) from e
+    except RecursionError:
+        raise VariantError(f"{path}: not valid TOML: nested too deep") from None
+    except ValueError as e:  # e.g. an integer of more than 4300 digits
+        raise VariantError(f"{path}: not valid TOML: {e}") from e
     except OSError as e:
         raise VariantError(f"{path}: cannot read: {e.strerror}") from e
