@@ -194,14 +194,14 @@ def test_malformed_card_is_acked_and_reported_as_a_fault(
 
 def test_every_shoe_message_becomes_its_event() -> None:
     link = anchored()
-    frames = [Frame(1, "NOREAD", ("7",)), Frame(2, "CUT", ("300",)), Frame(3, "NEWSHOE", ("8",)),
+    frames = [Frame(1, "NOREAD", ("7",)), Frame(2, "CUT", ("8",)), Frame(3, "NEWSHOE", ("8",)),
               Frame(4, "EMPTY", ("416",)), Frame(5, "LID", ("OPEN",)),
               Frame(6, "GATE", ("UNLOCKED",)), Frame(7, "STATE", ("LOCKED", "CLOSED", "12")),
               Frame(8, "FAULT", ("JAM", "gate jammed"))]
     names = [(type(e).__name__, {k: getattr(e, k) for k in e.__slots__ if k != "link"})
              for e in link.receive(frames, 0.1)]
     assert names == [
-        ("NoRead", {"count": 7}), ("CutCard", {"count": 300}), ("NewShoe", {"decks": 8}),
+        ("NoRead", {"count": 7}), ("CutCard", {"count": 8}), ("NewShoe", {"decks": 8}),
         ("ShoeEmpty", {"count": 416}), ("Lid", {"is_open": True}), ("Gate", {"is_locked": False}),
         ("ShoeStatus", {"gate_locked": True, "lid_open": False, "count": 12}),
         ("Fault", {"code": "JAM", "text": "gate jammed"}),
@@ -423,7 +423,7 @@ def test_earlier_sessions_hellos_resent_after_reset_are_acked_and_the_stream_mov
 
 def test_an_old_hello_at_the_expected_seq_is_acked_in_manual_mode_once_earlier_events_are() -> None:
     link = anchored(auto_ack=False)
-    events = link.receive([card(1, "AH"), Frame(2, "HELLO", (*INFO, "0000AAAA", "-")), card(3, "KD")], 0.1)
+    events = link.receive([card(1, "AH"), Frame(2, "HELLO", (*INFO, "0000AAAA", "-")), card(3, "KD", 2)], 0.1)
     assert [type(e) for e in events] == [CardDrawn, CardDrawn]
     assert {f.seq for f in sent(link)} <= {0}  # nothing beyond the HELLO we ACKed
     link.ack(events[0])
@@ -473,3 +473,43 @@ def test_a_late_reply_at_the_expected_seq_is_delivered_and_acked() -> None:
     events = link.receive([Frame(1, "STATE", ("LOCKED", "CLOSED", "0")), card(2, "9H")], 0.1)
     assert [type(e).__name__ for e in events] == ["ShoeStatus", "CardDrawn"]
     assert sent(link) == [Frame(2, "ACK", (BOOT,))]
+
+
+# -- counts: a card is never delivered on a count that lies --------------------------
+
+def test_a_count_that_jumps_within_a_shoe_is_a_fault_told_before_the_card() -> None:
+    """A shoe far outside its window wraps the seq: a much later card arrived at the expected
+    seq and was taken for the one due (found by benchmarks/flood.py)."""
+    link = anchored()
+    events = link.receive([card(1, "AH", 1), card(2, "KD", 2), card(3, "QS", 65538)], 0.1)
+    assert [type(e).__name__ for e in events] == ["CardDrawn", "CardDrawn", "Fault", "CardDrawn"]
+    fault = events[2]
+    assert isinstance(fault, Fault) and fault.code == "COUNT"
+    assert fault.text.startswith("the shoe's count went from 2 to 65538 (card QS)")
+
+
+def test_counts_that_follow_give_no_fault_cut_and_empty_repeat_or_add_one() -> None:
+    link = anchored()
+    frames = [card(1, "AH", 1), Frame(2, "NOREAD", ("2",)), Frame(3, "CUT", ("2",)), card(4, "9C", 3),
+              Frame(5, "CUT", ("4",)), card(6, "8D", 5), Frame(7, "EMPTY", ("5",)),
+              Frame(8, "NEWSHOE", ("8",)), card(9, "2S", 1)]
+    assert not [e for e in link.receive(frames, 0.1) if isinstance(e, Fault)]
+
+
+def test_a_power_cycled_shoe_may_jump_its_count() -> None:
+    link = anchored()
+    link.receive([card(1, "AH", 1)], 0.1)
+    events = link.receive([hello("77AB0102"), card(1, "QC", 9)], 0.2)  # frames 2..8 lost with power
+    assert not [e for e in events if isinstance(e, Fault)]
+
+
+def test_a_stall_that_clears_by_itself_sends_no_reset() -> None:
+    link = ControllerLink(SLP1Codec(), now=0.0, resume=LinkState(BOOT, 17), rng=random.Random(5))
+    for now in (0.0, 0.5, 1.0):
+        link.receive([card(19, count=19)], now)  # only a frame ahead: the link wants a RESET
+    sent(link)
+    link.receive([card(18, count=18), card(19, count=19)], 1.1)  # the gap fills itself
+    for now in (2.0, 4.0, 6.0):
+        link.tick(now)
+    assert not [f for f in sent(link) if f.type == "RESET"]
+    assert link.link_state == LinkState(BOOT, 19)

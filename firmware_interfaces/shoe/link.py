@@ -109,6 +109,7 @@ class ControllerLink:
         self._reset_tries = 0  # RESETs sent since the link was last anchored
         self._logged_once: set[str] = set()
         self._resync_wanted = False
+        self._resync_for_stall = False  # the wanted RESET is only for a stall (cancelled if it clears)
         self._resync_since = self._resync_quiet_from = now
         self._tx_before_request_at = self._last_tx = float("-inf")
         self._now = now  # the latest time passed in (stamps what take_output hands out)
@@ -121,6 +122,7 @@ class ControllerLink:
             key = counted_key(event)
             if key is not None and key not in self._recent:
                 self._recent.append(key)
+        self._last_count: int | None = None  # after a restart the first counted frame sets it
         # A controller that crashed during a RESET handshake may have recorded cards
         # that the shoe now re-sends under new seqs: skip those right after a resume.
         self._overlap: set[CountedKey] | None = (
@@ -266,6 +268,7 @@ class ControllerLink:
         self._now = now
         if type == "RESET":
             self._request_resync(now)
+            self._resync_for_stall = False  # asked for: goes out whatever the stream does
             return
         if type not in COMMANDS:
             raise ValueError(f"unknown shoe command {type!r}: expected one of {sorted(COMMANDS)}")
@@ -379,6 +382,8 @@ class ControllerLink:
         overlap = set(self._recent) if had_session and not power_on else None
         self._start_session(boot)
         self._overlap = overlap or None
+        if had_session and power_on:
+            self._last_count = None  # its unACKed frames are lost: counts may jump
         new_session, resynced = had_session and power_on, had_session and not power_on
         link = LinkState(boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
@@ -415,6 +420,10 @@ class ControllerLink:
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
         self._oos_since = None
+        if self._resync_wanted and self._resync_for_stall:
+            # The stall cleared by itself (in-order frames again): a RESET now would only
+            # open a needless session once the stream goes quiet.
+            self._resync_wanted = self._resync_for_stall = False
         if frame.type == "HELLO":
             # An earlier session's HELLO, re-sent after a RESET because it was never ACKed
             # (a shoe powered on before we listened). Liveness: ACK it and move on.
@@ -436,6 +445,13 @@ class ControllerLink:
                     self.stats.duplicates += 1  # delivered in an earlier session
                     return self._delivered(frame.seq, True, count=False)
                 self._overlap = None
+            jump = self._count_jump(key)
+            if jump is not None:
+                # Told before the card, so a round in progress pauses first and the card is
+                # then a card drawn while paused (a misdeal), never dealt on a count that lies.
+                self.stats.protocol_errors += 1
+                log.warning("shoe frame seq %d: %s", frame.seq, jump)
+                events.append(Fault("COUNT", jump, link))
             if key not in self._recent:
                 self._recent.append(key)
         elif isinstance(event, NewShoe):
@@ -443,6 +459,7 @@ class ControllerLink:
             # and count is another card. Keys are unique only within one shoe.
             self._recent.clear()
             self._overlap = None
+            self._last_count = None
         if event is None:
             if frame.type in LINK_ONLY_TYPES:
                 self.stats.heartbeats += 1
@@ -455,6 +472,27 @@ class ControllerLink:
             events.append(event)
         return self._delivered(frame.seq, event is None)
 
+    def _count_jump(self, key: CountedKey) -> str | None:
+        """Why a counted frame's count does not follow the last one of this shoe, or None.
+
+        Within one shoe a card or no-read is the last count + 1; a cut card or an empty
+        shoe repeats the last count (or is + 1, for shoes that count the cut card). Anything
+        else means frames were lost or one was taken for another (a shoe far outside its
+        window wraps the 16-bit seq). A new session started by the shoe itself (power-on:
+        its unACKed frames are gone) or a new shoe restarts the check.
+        """
+        last = self._last_count
+        kind, _, count = key
+        self._last_count = count
+        if last is None:
+            return None
+        allowed = (last + 1,) if kind in ("card", "noread") else (last, last + 1)
+        if count in allowed:
+            return None
+        what = f"card {key[1]}" if kind == "card" else kind
+        return (f"the shoe's count went from {last} to {count} ({what}): "
+                "frames were lost or one was taken for another")
+
     def _note_out_of_sequence(self, now: float) -> None:
         """Only out-of-sequence frames for ``stall`` seconds: re-anchor with RESET."""
         if self._oos_since is None:
@@ -462,7 +500,10 @@ class ControllerLink:
         elif now - self._oos_since >= self.timing.stall and self._awaiting_nonce is None:
             log.warning("shoe link stalled at expected seq %s: resynchronising", self._expected)
             self._oos_since = None
+            fresh = not self._resync_wanted
             self._request_resync(now)
+            if fresh:
+                self._resync_for_stall = True
 
     def _delivered(self, seq: int, link_only: bool, count: bool = True) -> bool:
         """Record a delivered frame; True when an ACK should go out."""
