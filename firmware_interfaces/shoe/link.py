@@ -42,6 +42,8 @@ COMMANDS = frozenset({"LOCK", "UNLOCK", "STATUS", "RESET"})
 WINDOW = 8
 #: RESETs without an answering HELLO (while the shoe talks) before the link is reported down.
 RESET_TRIES = 5
+#: A counted frame this far from the shoe's last count is another frame under a wrapped seq.
+SEQ_REUSE_GAP = 4 * WINDOW
 
 CountedKey = tuple[str, str, int]
 
@@ -417,6 +419,16 @@ class ControllerLink:
                 self._resync_quiet_from = now
                 self._note_out_of_sequence(now)
             return self._acked is not None
+        if self._seq_reused(frame):
+            # Not the frame due but one ~65536 frames later under the same seq (a shoe far
+            # outside its window): refused like a frame out of sequence, so the link
+            # resynchronises and the shoe numbers its frames again. Never delivered.
+            self.stats.out_of_order += 1
+            self._log_once("seq-reused", "shoe frame seq %d carries count %s, far from the "
+                           "shoe's last count %s: not the frame due (the seq wrapped)",
+                           frame.seq, frame.args[-1] if frame.args else "?", self._last_count)
+            self._note_out_of_sequence(now)
+            return False
         link = LinkState(self._boot, frame.seq)
         self._expected = (frame.seq + 1) & _MASK
         self._oos_since = None
@@ -471,6 +483,17 @@ class ControllerLink:
         else:
             events.append(event)
         return self._delivered(frame.seq, event is None)
+
+    def _seq_reused(self, frame: Frame) -> bool:
+        """A counted frame whose count is further from the last than any conforming shoe gets
+        (more than a window's worth): the seq wrapped and this is another frame."""
+        if self._last_count is None or frame.type not in ("CARD", "NOREAD", "CUT", "EMPTY"):
+            return False
+        text = frame.args[2] if frame.type == "CARD" and len(frame.args) > 2 else (
+            frame.args[0] if frame.args and frame.type != "CARD" else "")
+        if not (text.isdigit() and len(text) <= 9):
+            return False  # malformed: delivered as a BADFRAME fault as before
+        return abs(int(text) - self._last_count) > SEQ_REUSE_GAP
 
     def _count_jump(self, key: CountedKey) -> str | None:
         """Why a counted frame's count does not follow the last one of this shoe, or None.
