@@ -175,12 +175,11 @@ class TableClient:
                 return
             try:
                 event = decode(frames)
-            except EventError as e:
+                self._receive(event)
+            except Exception as e:  # whoever reached the stream: skip it, never stop reading
                 self.stats.malformed += 1
                 log.warning("skipped a malformed message on %s (topic %r): %s",
                             self.publish_endpoint, frames[0][:60] if frames else b"", e)
-                continue
-            self._receive(event)
 
     def _receive(self, event: dict[str, Any]) -> None:
         sync = self._sync_of(event["table"])

@@ -71,10 +71,15 @@ def validate(event: dict[str, Any]) -> None:
     if missing:
         raise EventError(f"event lacks common field {missing[0]!r}")
     kind = event["type"]
-    if kind not in EVENT_TYPES:
-        raise EventError(f"unknown event type {kind!r}")
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
+        raise EventError(f"unknown event type {kind!r}"[:200])
     if not isinstance(event["seq"], int) or isinstance(event["seq"], bool) or event["seq"] < 1:
-        raise EventError(f"event seq must be a positive integer, not {event['seq']!r}")
+        raise EventError(f"event seq must be a positive integer, not {event['seq']!r}"[:200])
+    for name in ("table", "ts", "game"):
+        if not isinstance(event[name], str):
+            raise EventError(f"event {name} must be text, not {type(event[name]).__name__}")
+    if event["round"] is not None and not isinstance(event["round"], str):
+        raise EventError(f"event round must be text or null, not {type(event['round']).__name__}")
     lacking = [f for f in EVENT_TYPES[kind] if f not in event]
     if lacking:
         raise EventError(f"{kind} event lacks field {lacking[0]!r}")
@@ -108,8 +113,10 @@ def decode(frames: list[bytes]) -> dict[str, Any]:
         raise EventError(f"expected 2 frames (topic, JSON), got {len(frames)}")
     try:
         event = json.loads(frames[1].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise EventError(f"event body is not UTF-8 JSON: {e}") from None
+    except (UnicodeDecodeError, ValueError) as e:  # ValueError: bad JSON, a 5000-digit number
+        raise EventError(f"event body is not UTF-8 JSON: {e}"[:300]) from None
+    except RecursionError:
+        raise EventError("event body is JSON nested too deep") from None
     validate(event)
     if frames[0].decode("utf-8", "replace") != topic(event):
         raise EventError(f"topic {frames[0]!r} does not match event {topic(event)!r}")

@@ -148,3 +148,41 @@ def test_the_proxy_refuses_a_network_bind_without_insecure() -> None:
     )
     assert done.returncode == 2
     assert "--frontend tcp://*:0 listens beyond this machine" in done.stderr
+
+
+def test_raw_bytes_and_a_crafted_old_protocol_message_reach_no_display() -> None:
+    """Found by the hostile soak: raw TCP to the frontend was forwarded as ZMTP/1.0 messages,
+    and one nested body stopped every TableClient (issue 13)."""
+    import socket
+    import struct
+    import time
+
+    import zmq
+
+    from table_controller.publish.proxy import StudioProxy
+
+    ctx = zmq.Context()
+    with StudioProxy("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", context=ctx) as proxy:
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.connect(proxy.bound_backend)
+        time.sleep(0.3)
+        host, port = proxy.bound_frontend[len("tcp://"):].rsplit(":", 1)
+        raw = socket.create_connection((host, int(port)))
+        raw.sendall(b"\x01\x00" + b"\x09\x01T01.card" + b"\xff" + struct.pack(">Q", 100001)
+                    + b"\x00" + b"[" * 100000)
+        time.sleep(0.5)
+        raw.close()
+        assert not sub.poll(300), "garbage from a raw TCP peer was forwarded"
+        sub.close()
+    ctx.term()
+
+
+def test_a_client_skips_a_malformed_event_of_any_shape() -> None:
+    from table_controller.events import EventError, decode
+
+    for body in (b"[" * 5000 + b"]" * 5000, b'{"type": ["x"]}', b"1" * 5000,
+                 b'{"v":1,"table":["T01"],"seq":1,"ts":"x","type":"heartbeat","game":"g","round":null,"state":"idle"}'):
+        with pytest.raises(EventError):
+            decode([b"T01.card", body])

@@ -69,6 +69,11 @@ class StudioProxy:
             socket.setsockopt(zmq.LINGER, 0)
         xsub.setsockopt(zmq.RCVHWM, self.hwm)
         xpub.setsockopt(zmq.SNDHWM, self.hwm)
+        for socket in (xsub, xpub):
+            # A ZAP domain makes libzmq refuse old-protocol (ZMTP/1.0) peers, which would
+            # otherwise get raw TCP bytes forwarded to every display as messages.
+            socket.setsockopt(zmq.ZAP_DOMAIN, b"studio-proxy")
+            socket.setsockopt(zmq.MAXMSGSIZE, 1 << 20)  # an event is a few hundred bytes
         try:
             control.bind(self._control_endpoint)
             for socket, endpoint, side in ((xsub, self.frontend, "frontend"),
