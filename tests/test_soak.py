@@ -143,6 +143,29 @@ def test_line_tables_under_lost_lines_double_reads_noise_and_kills_keep_what_the
     assert sum(1 for e in bodies if e["type"] == "shoe" and e.get("event") == "new") >= 8
 
 
+def test_hostile_clients_sending_garbage_to_every_endpoint_are_refused_and_every_table_finishes(
+    tmp_path: Path,
+) -> None:
+    """Two hostile clients send random bytes, malformed and oversized JSON, multipart
+    messages, wrong tokens and unknown ops to every snapshot and control endpoint, and garbage
+    to the proxy, while controllers are killed: every check still passes, every endpoint kept
+    answering, nothing was accepted without the token."""
+    done = _soak(
+        "--tables", "2", "--rounds", "6", "--seed", "3", "--hostile", "2", "--kill-every", "5",
+        "--camera-tables", "0", "--json", "--keep", str(tmp_path / "soak"), timeout=90,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["checks"] == {**{name: True for name in CHECKS}, "hostile_clients_refused": True}
+    counts = report["counts"]
+    assert counts["rounds"] == 12 and counts["results"] + counts["voided"] == 12
+    assert counts["hostile_clients"] == 2 and counts["hostile_messages"] > 50
+    assert counts["hostile_control_answers"] > 0 and counts["hostile_snapshot_answers"] > 0
+    assert counts["hostile_proxy_messages"] > 0
+    for table in ("T01", "T02"):  # no hostile message reached a traceback in a controller
+        assert "Traceback" not in (tmp_path / "soak" / f"{table}.log").read_text()
+
+
 def test_line_tables_that_overlap_camera_tables_are_a_clear_error() -> None:
     done = _soak("--tables", "1", "--line-tables", "1", timeout=30)
     assert done.returncode == 2

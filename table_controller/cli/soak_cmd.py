@@ -78,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "line faults lost, twice and garbage happen there. Default 0",
     )
     soak.add_argument(
+        "--hostile", type=int, default=0, metavar="N",
+        help="N hostile clients send random and malformed messages to every table's snapshot and "
+        "control endpoints and garbage to the proxy while the tables deal (never a valid token); "
+        "adds the check hostile_clients_refused. Default 0",
+    )
+    soak.add_argument(
         "--subscribers",
         type=int,
         default=1,
@@ -115,6 +121,7 @@ def run_soak_command(args: argparse.Namespace) -> int:
         camera_tables=args.camera_tables,
         camera_deck=args.camera_deck,
         line_tables=args.line_tables,
+        hostile=args.hostile,
         workdir=args.keep,
         table_timeout=args.table_timeout,
         **(

@@ -94,6 +94,7 @@ class SoakOptions:
     camera_tables: int = 1  # the first N tables also have a simulated overhead camera
     camera_deck: str = "svg-cards"
     line_tables: int = 0  # the last N tables have a plain line reader instead of a smart shoe
+    hostile: int = 0  # hostile clients sending garbage to every endpoint (soak/hostile.py)
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:
@@ -110,6 +111,8 @@ class SoakOptions:
                 f"{self.tables} tables cannot have both (camera tables are the first, line "
                 "tables the last); lower one of them"
             )
+        if not 0 <= self.hostile <= 50:
+            raise ConfigError(f"--hostile {self.hostile}: must be 0..50")
         if self.kill_every is not None and self.kill_every <= 0:
             raise ConfigError(f"--kill-every {self.kill_every}: must be more than 0 seconds")
 

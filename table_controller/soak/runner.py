@@ -27,6 +27,7 @@ from table_controller.rules.registry import load_game
 from table_controller.soak.checker import CheckResult, check_run, faults_by_kind, read_journal
 from table_controller.soak.controller_process import ControlClient, ControllerProcess, write_config
 from table_controller.soak.dealer import RemoteDealer
+from table_controller.soak.hostile import HostileClients, HostileTarget
 from table_controller.soak.options import LINE_FAULTS, SHOE_FRAME_FAULTS, SoakOptions
 from table_controller.soak.records import TableRecord
 from table_controller.soak.shoe_process import ShoeProcess
@@ -122,6 +123,7 @@ class Soak:
         self._stop = threading.Event()
         self._kill_lock = threading.Lock()
         self._context: zmq.Context[Any] | None = None
+        self.hostile: HostileClients | None = None
 
     # ------------------------------------------------------------------ the run
     def run(self) -> SoakReport:
@@ -147,8 +149,16 @@ class Soak:
                     self.errors.append(
                         "the floor subscriber got no snapshot of some table at the start"
                     )
+                if o.hostile:
+                    self.hostile = self._start_hostile(proxy.bound_frontend, proxy.bound_backend, stack)
                 self._deal(context)
+                if self.hostile is not None:  # before the controllers stop: that is no refusal
+                    self.hostile.stop()
                 counts = self._finish(subscribers)
+                if self.hostile is not None:  # garbage the proxy forwarded (docs/soak.md)
+                    self.hostile.stats.subscribers_skipped = sum(
+                        s.client.stats.malformed for s in subscribers
+                    )
                 streams = {s.name: s.streams for s in subscribers}
                 for s in subscribers:
                     if s.error:
@@ -159,6 +169,10 @@ class Soak:
                     {t.record.table: t.kills for t in self.tables},
                     self.errors,
                 )
+                if self.hostile is not None:
+                    self.hostile.check(
+                        result, {t.record.table: workdir / f"{t.record.table}.log" for t in self.tables}
+                    )
             return self._report(
                 result, counts, time.monotonic() - started, workdir if not own_dir else None
             )
@@ -261,6 +275,21 @@ class Soak:
             s.start()
             stack.callback(s.stop)
         return subs
+
+    def _start_hostile(self, frontend: str, backend: str, stack: ExitStack) -> HostileClients:
+        """Hostile clients at every table's snapshot and control endpoint and at the proxy.
+
+        They get the endpoints and the kill times, never the supervisor token."""
+        targets = [
+            HostileTarget(
+                t.record.table, t.snapshot, t.control, t.kills,
+                alive=lambda c=t.controller: c.alive,  # type: ignore[misc]
+            )
+            for t in self.tables
+        ]
+        hostile = HostileClients(self.options.hostile, targets, frontend, backend, self.options.seed)
+        stack.callback(hostile.stop)
+        return hostile.start()
 
     # ------------------------------------------------------------------ dealing
     def _deal(self, context: zmq.Context[Any]) -> None:
@@ -440,6 +469,7 @@ class Soak:
             "resnapshots": c["resnapshots"],
             "events_bridged_by_snapshot": c["events_bridged_by_snapshot"],
             "latency_samples": len(self.latency.samples),
+            **(self.hostile.counts() if self.hostile is not None else {}),
         }
         return SoakReport(
             result.ok,
