@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import serial
 
 from firmware_interfaces.shoe.codec import Codec, SLP1Codec
-from firmware_interfaces.shoe.reader import ReaderEvents, Transport, read_available
+from firmware_interfaces.shoe.reader import ReaderEvents, Transport, close_quietly, read_available
 from firmware_interfaces.shoe.events import LinkState, ShoeEvent
 from firmware_interfaces.shoe.guarantees import SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
@@ -249,11 +249,7 @@ class ShoeDriver(ReaderEvents):
 
     def _close_transport(self) -> None:
         transport, self._transport = self._transport, None
-        if transport is not None:
-            try:
-                transport.close()
-            except _PORT_ERRORS:
-                pass
+        close_quietly(transport, _PORT_ERRORS)
 
     def _flush(self) -> None:
         """Write what the link wants to send (lock held)."""

@@ -38,7 +38,7 @@ from firmware_interfaces.shoe.events import (
     ShoeEvent,
 )
 from firmware_interfaces.shoe.guarantees import LINE_READER, ReaderGuarantees
-from firmware_interfaces.shoe.reader import ReaderEvents, Transport, read_available
+from firmware_interfaces.shoe.reader import ReaderEvents, Transport, close_quietly, read_available
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 
 log = logging.getLogger(__name__)
@@ -410,8 +410,4 @@ class LineReaderDriver(ReaderEvents):
 
     def _close_transport(self) -> None:
         transport, self._transport = self._transport, None
-        if transport is not None:
-            try:
-                transport.close()
-            except PORT_ERRORS:
-                pass
+        close_quietly(transport, PORT_ERRORS)

@@ -31,6 +31,15 @@ def read_available(transport: Transport) -> bytes:
     return bytes(data)
 
 
+def close_quietly(transport: Transport | None, errors: tuple[type[BaseException], ...]) -> None:
+    """Close a port that may already be gone (a pulled cable): its errors are expected."""
+    if transport is not None:
+        try:
+            transport.close()
+        except errors:
+            pass
+
+
 class ReaderEvents:
     """The event side of a reader driver: a listener (on the reader thread) or a queue.
 
