@@ -91,11 +91,21 @@ class LiveTable:
                 self.control = ControlServer(
                     self.controller, config.publish.control, config.supervisor_tokens, context,
                     camera=self.simulated_camera, rig_ops=config.rig_ops,
+                    security=self._control_security(),
                 )
                 self._closers.append(self.control.close)
         except BaseException:
             self.close()
             raise
+
+    def _control_security(self) -> Any:
+        """The control socket is a CURVE server with the table's keys when the stream is."""
+        pub = self.config.publish
+        if pub.server_secret_key is None or pub.authorized_clients is None:
+            return None
+        from table_controller.publish import CurveConfig
+
+        return CurveConfig(pub.server_secret_key, pub.authorized_clients)
 
     def _make_signer(self) -> Any:
         if self.config.checkpoints is None:

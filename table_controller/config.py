@@ -296,23 +296,21 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
 def _check_binds(publish: PublishConfig, where: str) -> None:
     """A socket that other hosts reach needs CURVE, or an explicit ``insecure = true``.
 
-    The control socket (supervisor commands) has no CURVE yet: off loopback only with
-    ``insecure = true``.
+    With CURVE keys every socket, the control socket included, is a CURVE server.
     """
     from table_controller.publish.publisher import binds_beyond_loopback
 
-    if publish.insecure:
+    if publish.insecure or publish.server_secret_key is not None:
         return
-    keys = ("control",) if publish.server_secret_key is not None else ("endpoint", "snapshot", "control")
+    keys = ("endpoint", "snapshot", "control")
     for key in keys:
         endpoint = getattr(publish, key)
         if endpoint and binds_beyond_loopback(endpoint):
             raise ConfigError(
                 f"{where}: publish.{key}: {endpoint} listens beyond this machine without CURVE: "
                 "anyone on the network could listen or ask. "
-                + ("Bind the supervisor socket to 127.0.0.1" if key == "control" else
-                   "Set publish.server_secret_key and publish.authorized_clients, bind 127.0.0.1")
-                + ", or set publish.insecure = true"
+                "Set publish.server_secret_key and publish.authorized_clients, bind 127.0.0.1, "
+                "or set publish.insecure = true"
             )
 
 

@@ -33,16 +33,27 @@ class ControlServer:
 
     def __init__(
         self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None,
-        camera: Any = None, rig_ops: bool = False,
+        camera: Any = None, rig_ops: bool = False, security: Any = None,
     ) -> None:
-        """``camera``: a simulated camera that test rigs lay cards under (``lay``, ``clear``, ``dark``)."""
+        """``camera``: a simulated camera that test rigs lay cards under (``lay``, ``clear``, ``dark``).
+        ``security``: a CurveConfig: only authorised client keys reach the socket at all (the
+        supervisor token is still needed for resume and void)."""
         import zmq
 
         self.controller = controller
+        self.security = security
+        self._keys = security.load() if security is not None else None
         self.camera = camera
         self.rig_ops = rig_ops
         self.token_digests = tuple(token_digests)
-        self._context = context or zmq.Context.instance()
+        self._own_context = security is not None and context is None
+        # CURVE needs a ZAP handler on the socket's context: with security, one of its own.
+        self._context = context or (zmq.Context() if security is not None else zmq.Context.instance())
+        self._auth: Any = None
+        if security is not None:
+            from table_controller.publish.security import start_authenticator
+
+            self._auth = start_authenticator(self._context, security)
         self._socket = self._open(endpoint)
         self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self.restarts = 0
@@ -56,12 +67,20 @@ class ControlServer:
         self._stop.set()
         self._thread.join(timeout=2)
         self._socket.close()
+        if self._auth is not None:
+            self._auth.stop()
+        if self._own_context:
+            self._context.term()
 
     def _open(self, endpoint: str) -> Any:
         import zmq
 
         sock = self._context.socket(zmq.REP)
         sock.setsockopt(zmq.LINGER, 0)
+        if self._keys is not None:
+            from table_controller.publish.security import make_server
+
+            make_server(sock, *self._keys)
         sock.setsockopt(zmq.MAXMSGSIZE, MAX_REQUEST_BYTES)  # bigger: dropped unread
         sock.bind(endpoint)
         return sock

@@ -139,3 +139,28 @@ def test_curve_config_from_a_configuration_table(tmp_path):
     assert config == CurveConfig(tmp_path / "keys" / "table.key_secret", tmp_path / "clients")
     with pytest.raises(ConfigError, match=r"\[events.curve\] lacks key 'authorized_clients_dir'"):
         CurveConfig.from_mapping({"server_secret_file": "k"}, base=tmp_path)
+
+
+def test_a_curve_control_socket_answers_an_authorised_key_and_nobody_else(keys, tmp_path: Path) -> None:
+    from table_controller.cli.supervise_cmd import ControlUnreachable, send_request
+    from table_controller.control import ControlServer
+    from table_controller.controller import TableController
+    from table_controller.journal import Journal
+    from table_controller.rules import load_game
+
+    game = load_game("baccarat")
+    journal = Journal(tmp_path / "T01.sqlite", table="T01", game="baccarat", variant="baccarat")
+    controller = TableController(game, journal, table="T01", has_shoe=False)
+    server = ControlServer(controller, LOOPBACK, [], security=CurveConfig(keys["server_secret"], keys["clients"]))
+    server.start()
+    try:
+        friend = ClientCurve(keys["client_secret"], keys["server_public"])
+        assert send_request(server.endpoint, {"op": "status"}, 5, friend)["ok"] is True
+        intruder = ClientCurve(keys["intruder_secret"], keys["server_public"])
+        with pytest.raises(ControlUnreachable):
+            send_request(server.endpoint, {"op": "status"}, 1, intruder)
+        with pytest.raises(ControlUnreachable):
+            send_request(server.endpoint, {"op": "status"}, 1)  # no key at all
+    finally:
+        server.close()
+        journal.close()

@@ -28,6 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "is never given on the command line, where every user of the machine can read it",
     )
     sup.add_argument("--by", default=os.environ.get("USER", "supervisor"), help="who is acting (journaled)")
+    sup.add_argument("--client-key", type=Path, metavar="FILE",
+                     help="CURVE: this supervisor's .key_secret (when the table's sockets use CURVE)")
+    sup.add_argument("--server-key", type=Path, metavar="FILE",
+                     help="CURVE: the table's public .key")
     sup.add_argument("--json", action="store_true", help="print the controller's answer as JSON")
     sup.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
     actions = sup.add_subparsers(dest="action", metavar="ACTION")
@@ -44,13 +48,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sup.set_defaults(func=run_supervise)
 
 
-def send_request(endpoint: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """One request to a controller's control socket."""
+def send_request(endpoint: str, request: dict[str, Any], timeout: float, curve: Any = None) -> dict[str, Any]:
+    """One request to a controller's control socket (``curve``: a ClientCurve)."""
     import zmq
 
     context = zmq.Context.instance()
     sock = context.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
+    if curve is not None:
+        curve.apply(sock)
     try:
         sock.connect(endpoint)
         sock.send(json.dumps(request).encode())
@@ -79,7 +85,14 @@ def run_supervise(args: argparse.Namespace) -> int:
         request["card"] = args.card
     if args.action == "void":
         request["reason"] = args.reason
-    answer = send_request(args.control, request, args.timeout)
+    curve = None
+    if args.client_key or args.server_key:
+        if not (args.client_key and args.server_key):
+            raise ControlUnreachable("CURVE needs both --client-key and --server-key")
+        from table_controller.publish import ClientCurve
+
+        curve = ClientCurve(args.client_key, args.server_key)
+    answer = send_request(args.control, request, args.timeout, curve)
     if args.json:
         print(json.dumps(answer))
     elif not answer.get("ok"):
