@@ -217,17 +217,29 @@ class SimulatedDealer:
                 self._supervise(event)
                 continue
             while self.controller.machine.state == "dealing" and not stop.is_set():
-                if not self.shoe.wait_gate(False, self.timeout):
-                    raise DealerTimeout("the shoe's gate did not open for dealing")
+                if not self._gate_open_while_dealing(stop):
+                    break  # a card already on its way ended the round: the gate stays locked
                 if self._maybe_fault():
                     break
                 self._draw_one()
                 self._sleep(self.pace, stop)
         return "void"
 
+    def _gate_open_while_dealing(self, stop: threading.Event) -> bool:
+        """Wait for the gate to open; False as soon as the table stops dealing (a card drawn
+        before a cable pull can arrive late and end the round, and then the gate rightly
+        stays locked). Raises DealerTimeout when the table deals and the gate stays shut."""
+        deadline = time.monotonic() + self.timeout
+        while not self.shoe.wait_gate(False, 0.1):
+            if self.controller.machine.state != "dealing" or stop.is_set():
+                return False
+            if time.monotonic() > deadline:
+                raise DealerTimeout("the shoe's gate did not open for dealing")
+        return True
+
     def _draw_one(self) -> None:
-        if not self.shoe.wait_gate(False, self.timeout):
-            raise DealerTimeout("the shoe's gate did not open")
+        if not self._gate_open_while_dealing(threading.Event()):
+            return
         slot = self._next_slot()
         code = self.shoe.draw()
         if code is None:
