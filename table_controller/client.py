@@ -25,7 +25,7 @@ from typing import Any
 
 import zmq
 
-from table_controller.events import EventError, decode
+from table_controller.events import decode
 from table_controller.publish.security import ClientCurve
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
-from table_controller.errors import TableError
 from table_controller.journal.errors import JournalError
 from table_controller.events import make_event
 from table_controller.fusion import CameraSaw, CardFusion

@@ -35,7 +35,7 @@ import threading
 import time
 import tty
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, TypeVar
 
 __all__ = [
