@@ -200,7 +200,7 @@ class ControlServer:
             events = self.controller.request(i.SupervisorResume(by=who, card=request.get("card")))
         elif op == "new-shoe":
             # A line reader cannot report a new shoe: the supervisor does (the variant's decks).
-            events = self.controller.request(i.ShoeNew(m.game.decks))
+            events = self.controller.request(i.ShoeNew(m.game.decks, announced_by=who))
         else:
             reason = request.get("reason") or "voided by supervisor"
             events = self.controller.request(i.SupervisorVoid(by=who, reason=reason))

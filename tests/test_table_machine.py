@@ -315,3 +315,19 @@ def test_a_card_count_that_goes_backwards_within_one_shoe_is_an_alert() -> None:
     t.do(i.ShoeNew(8))  # a new shoe: its count restarts
     assert t.machine.burning
     assert [k for k, _ in t.do(i.CardDrawn("4H", shoe_count=1))] == ["card"]
+
+
+def test_a_supervisors_repeated_new_shoe_with_no_card_since_is_the_same_shoe() -> None:
+    """`supervise new-shoe` retried after a lost reply must not be a second shoe (issue 12)."""
+    t = Table("three-pictures")
+    decks = t.machine.game.decks
+    assert [k for k, _ in t.do(i.ShoeNew(decks, announced_by="sup"))] == ["shoe"]
+    assert t.do(i.ShoeNew(decks, announced_by="sup")) == []  # the retry: nothing
+    restored = TableMachine(load_game("three-pictures"), table="T01")
+    restored.restore(t.journal())
+    assert restored.fresh_shoe
+    t.start_dealing()
+    t.do(i.CardDrawn("4H"))
+    t.do(i.SupervisorVoid("sup"))
+    assert "shoe" in [k for k, _ in t.do(i.ShoeNew(decks, announced_by="sup"))]  # a new shoe now
+    assert "shoe" in [k for k, _ in t.do(i.ShoeNew(decks))]  # the device's own NEWSHOE always counts

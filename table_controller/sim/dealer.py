@@ -148,7 +148,7 @@ class SimulatedDealer:
         the table, as ``supervise new-shoe`` does at a real table.
         """
         if not getattr(self.shoe, "announces_new_shoe", True):
-            self.controller.request(i.ShoeNew(self.game.decks))
+            self.controller.request(i.ShoeNew(self.game.decks, announced_by="sim supervisor"))
         self.watch.wait(lambda e: e["type"] == "shoe" and e["event"] == "new", self.timeout, "the new shoe")
         if self.controller.machine.burns:
             while self.controller.machine.burning:

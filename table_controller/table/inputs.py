@@ -103,9 +103,14 @@ class VoidRequest:
 
 @dataclass(frozen=True)
 class ShoeNew:
-    """Cards were loaded into the shoe and its lid closed."""
+    """Cards were loaded into the shoe and its lid closed.
+
+    ``announced_by``: a supervisor told the table (a reader that cannot say so); a repeat
+    with no card dealt since is the same announcement, not another shoe.
+    """
 
     decks: int
+    announced_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class TableMachine:
         #: supervisor accepts it or a right shoe is loaded.
         self.shoe_refused = False
         self.last_shoe_count: int | None = None  # the shoe's count of its latest card
+        self.fresh_shoe = False  # a new shoe was announced and no card has left it yet
         self._out: list[Draft] = []
         self._now = 0.0
 
@@ -326,6 +327,8 @@ class TableMachine:
         self._pause("void-request", f"void requested by {e.by}", awaiting_card=False, alert=False)
 
     def _on_ShoeNew(self, e: i.ShoeNew) -> None:
+        if e.announced_by is not None and self.fresh_shoe:
+            return  # a supervisor's repeat (a reply lost, a retry): the same shoe, nothing to do
         if self.in_round:
             self._alert("device-fault", "critical", "the shoe was reloaded during a round")
             self._void("misdeal: the shoe was reloaded during a round")
@@ -458,6 +461,7 @@ class TableMachine:
         elif d.type == "card":
             card = parse_card(p["code"])
             self.audit.add(card)
+            self.fresh_shoe = False
             if p.get("shoe_count") is not None:
                 self.last_shoe_count = p["shoe_count"]
             if p["position"] == "burn":
@@ -483,6 +487,7 @@ class TableMachine:
                 self.rounds_left = None
                 self.shoe_refused = bool(p.get("refused", False))
                 self.last_shoe_count = None
+                self.fresh_shoe = True
             elif p["event"] == "cut":
                 self.rounds_left = 2 if self.in_round else 1
             elif p["event"] == "empty":
