@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware_interfaces.shoe import CardDrawn, FaultPlan, FaultyTransport, ShoeDriver, open_url
-from firmware_interfaces.shoe.events import ShoeEvent
+from firmware_interfaces.shoe import FaultPlan, FaultyTransport, ShoeDriver, open_url
 from firmware_interfaces.shoe.lines import LineReaderDriver
+from firmware_interfaces.shoe.testing import EventRecorder
 from firmware_interfaces.shoe.recording import (
     Recording,
     RecordingError,
@@ -35,27 +35,13 @@ pytestmark = pytest.mark.timeout(90)
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-class Collect:
-    def __init__(self) -> None:
-        self.events: list[ShoeEvent] = []
-        self.changed = threading.Condition()
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self.changed:
-            self.events.append(event)
-            self.changed.notify_all()
-
-    def cards(self) -> list[tuple[str, int]]:
-        return [(e.code, e.count) for e in self.events if isinstance(e, CardDrawn)]
-
-    def wait_cards(self, n: int, timeout: float = 30) -> None:
-        with self.changed:
-            assert self.changed.wait_for(lambda: len(self.cards()) >= n, timeout), self.cards()
+def wait_cards(recorder: EventRecorder, n: int, timeout: float = 30) -> None:
+    assert recorder.wait_for(lambda ev: len(recorder.drawn) >= n, timeout), recorder.drawn
 
 
-def replay(recording: Recording, driver_class: type = ShoeDriver, **kw: object) -> Collect:
+def replay(recording: Recording, driver_class: type = ShoeDriver, **kw: object) -> EventRecorder:
     transport = ReplayTransport(recording)
-    got = Collect()
+    got = EventRecorder()
     driver = driver_class(lambda: transport, listener=got, **kw)
     driver.start()
     try:
@@ -77,7 +63,7 @@ def test_a_recorded_smart_shoe_replays_to_the_same_cards(tmp_path: Path) -> None
         writer = RecordingWriter(out, protocol="slp1", device=runner.path, note="conformance shoe")
         plan = FaultPlan.parse("drop=0.04,corrupt=0.04,dup=0.04", seed=4)
         opener = recording_opener(lambda: FaultyTransport(open_url(runner.path)(), plan), writer)
-        live = Collect()
+        live = EventRecorder()
         driver = ShoeDriver(opener, listener=live)
         driver.start()
         try:
@@ -88,15 +74,15 @@ def test_a_recorded_smart_shoe_replays_to_the_same_cards(tmp_path: Path) -> None
                 if runner.call(lambda s, now: s.draw(now)):
                     drawn += 1
                 time.sleep(0.01)
-            live.wait_cards(20)
+            wait_cards(live, 20)
         finally:
             driver.close()
         truth = runner.call(lambda s, now: list(s.drawn))
-    assert live.cards() == truth
+    assert live.drawn == truth
     recording = Recording.load(path)
     assert recording.note == "conformance shoe" and b"CARD" in recording.received
     replayed = replay(recording)
-    assert replayed.cards() == truth  # the recorded RESET nonces are answered for the new driver
+    assert replayed.drawn == truth  # the recorded RESET nonces are answered for the new driver
 
 
 def test_a_recorded_line_reader_replays_to_the_same_cards(tmp_path: Path) -> None:
@@ -104,18 +90,18 @@ def test_a_recorded_line_reader_replays_to_the_same_cards(tmp_path: Path) -> Non
     with LineReaderPty(dialect=DIALECTS["kitchen_sink"], seed=8, line_delay=0.003) as reader, \
             open(path, "w") as out:
         writer = RecordingWriter(out, protocol="lines", device=reader.path)
-        live = Collect()
+        live = EventRecorder()
         driver = LineReaderDriver(recording_opener(open_url(reader.path), writer), listener=live,
                                   burst_window=0)
         driver.start()
         try:
             driver.wait_up(5)
             emitted = reader.send(random_deck(30, seed=8), faults=Faults(keepalive=0.3))
-            live.wait_cards(len(emitted.cards))
+            wait_cards(live, len(emitted.cards))
         finally:
             driver.close()
     replayed = replay(Recording.load(path), LineReaderDriver, burst_window=0)
-    assert [c for c, _ in replayed.cards()] == emitted.cards == [c for c, _ in live.cards()]
+    assert [c for c, _ in replayed.drawn] == emitted.cards == [c for c, _ in live.drawn]
 
 
 def test_shoe_replay_prints_the_recorded_cards_as_json(tmp_path: Path) -> None:
@@ -146,7 +132,7 @@ def test_real_device_recordings_in_fixtures_replay_cleanly() -> None:
     for path in recordings:
         recording = Recording.load(path)
         cls = LineReaderDriver if recording.protocol == "lines" else ShoeDriver
-        assert replay(recording, cls).cards(), f"{path.name}: no card replayed"
+        assert replay(recording, cls).drawn, f"{path.name}: no card replayed"
 
 
 def test_shoe_monitor_reads_a_line_reader_and_prints_card_events(monkeypatch: pytest.MonkeyPatch) -> None:

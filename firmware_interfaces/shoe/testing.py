@@ -40,6 +40,12 @@ class EventRecorder:
             return [e for e in self.events if isinstance(e, kind)]
 
     @property
+    def drawn(self) -> list[tuple[str, int]]:
+        """(code, count) of the CardDrawn events, in delivery order."""
+        with self._changed:
+            return [(e.code, e.count) for e in self.events if isinstance(e, CardDrawn)]
+
+    @property
     def cards(self) -> list[str]:
         """Codes of the CardDrawn events, in delivery order."""
         with self._changed:

@@ -10,15 +10,14 @@ that sequence: nothing lost, nothing twice, nothing out of order.
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
-from firmware_interfaces.shoe import CardDrawn, FaultPlan, FaultyTransport, Hello, ShoeDriver, open_url
-from firmware_interfaces.shoe.events import ShoeEvent
+from firmware_interfaces.shoe import FaultPlan, FaultyTransport, Hello, ShoeDriver, open_url
+from firmware_interfaces.shoe.testing import EventRecorder
 from tests.conformance.slp1_shoe import ConformanceShoe, PtyShoe, ShoeBehaviour, TcpShoe
 
 pytestmark = pytest.mark.timeout(120)
@@ -34,26 +33,15 @@ def deck(seed: int, n: int = 60) -> list[str]:
     return cards[:n]
 
 
-@dataclass
-class Delivered:
+class Delivered(EventRecorder):
     """What the driver handed out, in order (a listener on the reader thread)."""
 
-    events: list[ShoeEvent] = field(default_factory=list)
-    changed: threading.Condition = field(default_factory=threading.Condition)
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self.changed:
-            self.events.append(event)
-            self.changed.notify_all()
-
     def cards(self) -> list[tuple[str, int]]:
-        with self.changed:
-            return [(e.code, e.count) for e in self.events if isinstance(e, CardDrawn)]
+        return self.drawn
 
     def wait(self, predicate: Callable[[], bool], timeout: float, what: str) -> None:
-        with self.changed:
-            if not self.changed.wait_for(predicate, timeout):
-                raise AssertionError(f"waited {timeout:g} s for {what}; got {self.cards()}")
+        if not self.wait_for(lambda ev: predicate(), timeout):
+            raise AssertionError(f"waited {timeout:g} s for {what}; got {self.drawn}")
 
 
 @dataclass

@@ -280,6 +280,7 @@ def test_fault_shapes():
     d = DIALECTS["heartbeat"]  # CR LF, has keep-alives
     seen_bytes = set()
     kinds = set()
+    garbage_checked = overlong_checked = 0
     for seed in range(40):
         em = emit(random_deck(50, seed), d, HEAVY, seed=seed)
         kinds |= {k for _, k in em.events}
@@ -289,10 +290,14 @@ def test_fault_shapes():
             if k == "overlong":
                 body = chunk[:-2]
                 assert len(body) >= 500 and b"\r" not in body and b"\n" not in body
+                overlong_checked += 1
             if k == "garbage_between":
                 g = chunk[:-2]
-                assert 1 <= len(g) <= 40 and _no_card_char_anywhere(g)
+                assert 1 <= len(g) <= 40, g
+                assert _no_card_char_anywhere(g), g
                 seen_bytes |= set(g)
+                garbage_checked += 1
+    assert garbage_checked > 0 and overlong_checked > 0  # the checks above really ran
     assert {"card", "duplicate", "lost", "truncated", "garbage_mid", "garbage_between",
             "keepalive", "overlong"} <= kinds
     assert {0x00, 0xFF, 0x0D, 0x0A} <= seen_bytes

@@ -8,7 +8,6 @@ parser must report.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from firmware_interfaces.shoe import CardDrawn, LinkUp, open_url
 from firmware_interfaces.shoe.events import CARD_CODES, ReaderNotice, ShoeEvent
 from firmware_interfaces.shoe.lines import LineCardParser, LineReaderDriver
+from firmware_interfaces.shoe.testing import EventRecorder
 from tests.linereader.emulator import DIALECTS, Dialect, Faults, LineReaderPty, emit, random_deck
 
 DEFAULT_DIALECTS = [d for d in DIALECTS.values() if not d.needs_pattern]
@@ -65,48 +65,30 @@ def test_any_bytes_are_read_without_raising_and_give_only_real_card_codes(data: 
     assert c.lines == c.cards + c.not_cards + c.ambiguous + c.garbage_lines
 
 
-class Events:
-    def __init__(self) -> None:
-        self.events: list[ShoeEvent] = []
-        self.changed = threading.Condition()
-
-    def __call__(self, event: ShoeEvent) -> None:
-        with self.changed:
-            self.events.append(event)
-            self.changed.notify_all()
-
-    def cards(self) -> list[str]:
-        return [e.code for e in self.events if isinstance(e, CardDrawn)]
-
-    def wait_for(self, predicate, timeout: float = 10) -> bool:  # type: ignore[no-untyped-def]
-        with self.changed:
-            return self.changed.wait_for(predicate, timeout)
-
-
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", ["plain_crlf", "cr_only_lower", "stx_etx_checksum", "kitchen_sink", "heartbeat"])
 def test_driver_over_a_pty_delivers_the_readers_cards_in_order(name: str) -> None:
     dialect = DIALECTS[name]
-    events = Events()
+    events = EventRecorder()
     with LineReaderPty(dialect=dialect, seed=5, line_delay=0.002) as reader:
         driver = LineReaderDriver(open_url(reader.path), listener=events, burst_window=0)
         driver.start()
         try:
             driver.wait_up(5)
             emitted = reader.send(random_deck(60, seed=5), faults=Faults(garbage=0.1, keepalive=0.3))
-            assert events.wait_for(lambda: len(events.cards()) >= len(emitted.cards))
+            assert events.wait_for(lambda ev: len(events.cards) >= len(emitted.cards), 10)
             time.sleep(0.1)
-            assert emitted.mismatch(events.cards()) is None
+            assert emitted.mismatch(events.cards) is None
             assert isinstance(events.events[0], LinkUp)
             assert [e.count for e in events.events if isinstance(e, CardDrawn)] == list(
-                range(1, len(events.cards()) + 1))
+                range(1, len(events.cards) + 1))
         finally:
             driver.close()
 
 
 @pytest.mark.timeout(60)
 def test_driver_takes_a_line_read_twice_once_and_says_so() -> None:
-    events = Events()
+    events = EventRecorder()
     with LineReaderPty(dialect=DIALECTS["plain_crlf"], seed=2) as reader:
         driver = LineReaderDriver(open_url(reader.path), listener=events, repeat_window=0.5)
         driver.start()
@@ -115,9 +97,9 @@ def test_driver_takes_a_line_read_twice_once_and_says_so() -> None:
             reader.send_bytes(b"KH\r\nKH\r\n")  # one card, read twice
             time.sleep(0.6)
             reader.send_bytes(b"KH\r\n")  # the same card again, later: a genuine second KH
-            assert events.wait_for(lambda: len(events.cards()) >= 2)
+            assert events.wait_for(lambda ev: len(events.cards) >= 2, 10)
             time.sleep(0.1)
-            assert events.cards() == ["KH", "KH"]
+            assert events.cards == ["KH", "KH"]
             notices = [e for e in events.events if isinstance(e, ReaderNotice)]
             assert [n.kind for n in notices] == ["repeat"]
             assert driver.stats.repeats == 1
