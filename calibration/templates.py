@@ -20,12 +20,16 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from table_controller.errors import ConfigError, UnknownCard
 from table_controller.rules.cards import CODES, parse_card
+
+if TYPE_CHECKING:
+    from calibration.deck_model import DeckModel
 
 #: Canonical upright card, (width, height) pixels.
 CARD_SIZE = (112, 160)
@@ -36,6 +40,8 @@ INDEX_PATCH = (SHIFT, SHIFT, 30, 60)
 _WIN_W = INDEX_PATCH[2] + 2 * SHIFT
 _WIN_H = INDEX_PATCH[3] + 2 * SHIFT
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
+#: The fitted deck model inside a calibration folder.
+MODEL_FILE = "deck_model.npz"
 
 
 _BLAS = None
@@ -168,13 +174,16 @@ class Reading:
 
 
 class CardTemplates:
-    """The 52 index templates of one deck design, ready to read cards."""
+    """The 52 index templates of one deck design, and the deck model learned from its faces
+    (:attr:`model`, fitted on first use or loaded from the calibration folder)."""
 
-    def __init__(self, faces: dict[str, np.ndarray]):
+    def __init__(self, faces: dict[str, np.ndarray], model: DeckModel | None = None):
         missing = [c for c in CODES if c not in faces]
         if missing:
             raise ConfigError(f"templates are missing {len(missing)} card(s): {' '.join(missing)}")
         self.codes: tuple[str, ...] = CODES
+        self._source_faces = {c: faces[c] for c in CODES}
+        self._model = model
         self.faces = {c: cv2.resize(faces[c], CARD_SIZE, interpolation=cv2.INTER_AREA)
                       if faces[c].shape[:2] != CARD_SIZE[::-1] else faces[c] for c in CODES}
         tl, br = [], []
@@ -187,6 +196,21 @@ class CardTemplates:
         self._t = np.ascontiguousarray(self._rows.T)
         self._wrows = np.ascontiguousarray(np.array([whole_features(self.faces[c])[0] for c in CODES], np.float32))
         self._w = np.ascontiguousarray(self._wrows.T)
+
+    @property
+    def model(self) -> DeckModel:
+        """The classifier learned from this deck (see :mod:`calibration.deck_model`)."""
+        if self._model is None:
+            self._model = self.fit_model()
+        return self._model
+
+    def fit_model(self, progress: Callable[[int, int], None] | None = None) -> DeckModel:
+        """Fit (or fetch from this machine's cache) the deck model from the faces given."""
+        from calibration.deck_model import model_for
+
+        with one_blas_thread():
+            self._model = model_for(self._source_faces, progress)
+        return self._model
 
     def read(self, card: np.ndarray) -> Reading:
         """Read a canonical card picture (see :func:`warp_card`).
@@ -273,10 +297,12 @@ class CardTemplates:
                 "min_margin": round(float(min(margins)), 4), "confusions": confusions}
 
     def save(self, cal_dir: Path) -> Path:
+        """Write ``templates/*.png`` and the deck model (``deck_model.npz``) into ``cal_dir``."""
         out = cal_dir / "templates"
         out.mkdir(parents=True, exist_ok=True)
         for c in self.codes:
             cv2.imwrite(str(out / f"{c}.png"), self.faces[c])
+        self.model.save(cal_dir / MODEL_FILE)
         return out
 
     @classmethod
@@ -291,7 +317,9 @@ class CardTemplates:
             if img is None:
                 raise ConfigError(f"template {folder / (c + '.png')} is missing or unreadable")
             faces[c] = img
-        return cls(faces)
+        from calibration.deck_model import DeckModel
+
+        return cls(faces, DeckModel.load(cal_dir / MODEL_FILE))
 
 
 def code_from_filename(path: Path) -> str:

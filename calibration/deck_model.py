@@ -1,0 +1,261 @@
+"""A classifier learned from the studio's own deck at calibration time.
+
+The 52 face images are all the recogniser is given of a deck, so at
+calibration it makes its own training set from them: many views of every
+face as a camera could deliver it (:func:`calibration.augment.random_view`:
+size in pixels, perspective, an outline a pixel or two off, exposure, colour
+cast, glare, shadow, blur, motion blur, noise, JPEG). From these it fits a
+linear discriminant (LDA): features are the card white-balanced against its
+own paper, then its two corner indexes (rank and suit: this is what tells a
+QD from a KH when the two share a court picture), the whole face small (pips,
+picture) and its redness. LDA whitens the features by how much views of one
+card vary and keeps the 51 directions that separate the 52 cards; a card is
+read as the nearest card in that space.
+
+A read is reported only when it is both *near* its card (``distance``, in
+units of how views of one card spread: a face-down card, a card under a hand
+or a torn outline is far from every card) and *clearly nearer* than to any
+other (``margin``: how much further the runner-up lies, relative to the
+distance of the card read; a plain log-likelihood ratio was measured to
+trust badly blurred views far too much, because they lie far from every
+card and their differences are large in absolute terms). Both limits
+are set on views held out of the fit, so that no held-out view that would be
+read wrong passes them (:meth:`DeckModel.fit`); the self-test reports
+which pairs of cards are confused and how often.
+
+Plain numpy: the fit is a few matrix products and one eigen-decomposition
+(the ``cv2.ml`` module is gone from OpenCV 5, and a network would need a
+training framework the table PC does not have).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.augment import ViewRanges, random_view
+from table_controller.rules.cards import CODES
+
+#: Bump when features or the fit change: cached models of an older version are refitted.
+MODEL_VERSION = 2
+#: Views per card to fit on, and to set the reject limits on.
+FIT_VIEWS = 90
+HELD_OUT_VIEWS = 40
+#: Covariance shrinkage toward a scaled identity (a little keeps 1,800 features well posed).
+SHRINKAGE = 0.08
+#: How much further than the worst held-out view a card may lie and still be read.
+DISTANCE_SLACK = 3.0
+#: The margin limit is this many times the largest margin of a wrong held-out read.
+MARGIN_SAFETY = 1.2
+#: A margin limit is never below this.
+MIN_MARGIN = 0.3
+
+_CORNER = (slice(2, 66), slice(2, 36))
+_CORNER_SIZE = (17, 32)
+_FACE_SIZE = (28, 40)
+_RED_SIZE = (10, 15)
+
+
+def _normalised(v: np.ndarray) -> np.ndarray:
+    v = v.reshape(-1) - float(v.mean())
+    return v / max(float(np.linalg.norm(v)), 1e-3)
+
+
+def card_features(card: np.ndarray) -> np.ndarray:
+    """Feature vector of one canonical BGR card picture, as it lies (no turning)."""
+    img = card.astype(np.float32)
+    # white balance against the card's own paper: undoes exposure and colour cast
+    sample = img[::3, ::3].reshape(-1, 3)
+    paper = np.partition(sample, int(0.92 * len(sample)), axis=0)[int(0.92 * len(sample))]
+    img = img / np.maximum(paper, 8.0)
+    gray = 0.114 * img[:, :, 0] + 0.587 * img[:, :, 1] + 0.299 * img[:, :, 2]
+    gray = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    tl = cv2.resize(gray[_CORNER], _CORNER_SIZE, interpolation=cv2.INTER_AREA)
+    turned = gray[::-1, ::-1]
+    br = cv2.resize(turned[_CORNER], _CORNER_SIZE, interpolation=cv2.INTER_AREA)
+    face = cv2.resize(gray[6:-6, 6:-6], _FACE_SIZE, interpolation=cv2.INTER_AREA)
+    red = np.maximum(img[:, :, 2] - np.maximum(img[:, :, 0], img[:, :, 1]), 0.0)
+    red = cv2.resize(red[6:-6, 6:-6], _RED_SIZE, interpolation=cv2.INTER_AREA).reshape(-1)
+    return np.concatenate([_normalised(tl), _normalised(br), _normalised(face), red]).astype(np.float32)
+
+
+def both_ways(card: np.ndarray) -> np.ndarray:
+    """Features of the card as it lies and turned 180° (2, D)."""
+    return np.stack([card_features(card), card_features(np.ascontiguousarray(card[::-1, ::-1]))])
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """What the deck model makes of one card picture."""
+
+    code: str
+    runner_up: str
+    flipped: bool
+    distance: float  # squared distance to the card read, in spreads of its views (about 51 when typical)
+    margin: float  # (runner-up's distance - this one's) / this one's; larger is clearer
+    accepted: bool  # near enough and clear enough to be reported
+
+
+@dataclass
+class DeckModel:
+    """The fitted discriminant of one deck and its reject limits."""
+
+    projection: np.ndarray  # (D, 51)
+    offset: np.ndarray  # (51,)
+    means: np.ndarray  # (52, 51)
+    max_distance: float
+    min_margin: float
+    report: dict[str, object] = field(default_factory=dict)
+
+    def read(self, card: np.ndarray) -> ModelReading:
+        """Read a canonical card picture (either way up)."""
+        z = both_ways(card) @ self.projection - self.offset  # (2, 51)
+        d = ((z[:, None, :] - self.means[None, :, :]) ** 2).sum(axis=2)  # (2, 52)
+        per_code = d.min(axis=0)
+        order = np.argsort(per_code)
+        best, second = int(order[0]), int(order[1])
+        flipped = bool(d[1, best] < d[0, best])
+        dist = float(per_code[best])
+        margin = float(per_code[second] - dist) / max(dist, 1e-6)
+        return ModelReading(CODES[best], CODES[second], flipped, dist, margin,
+                            dist <= self.max_distance and margin >= self.min_margin)
+
+    # -- fitting -----------------------------------------------------------------------
+    @classmethod
+    def fit(cls, faces: dict[str, np.ndarray], seed: int = 0, fit_views: int = FIT_VIEWS,
+            held_out_views: int = HELD_OUT_VIEWS, ranges: ViewRanges | None = None,
+            progress: Callable[[int, int], None] | None = None) -> DeckModel:
+        """Fit on ``fit_views`` views per card, set the limits on ``held_out_views`` others."""
+        ranges = ranges or ViewRanges()
+        rng = np.random.default_rng(seed)
+        total = len(CODES) * (fit_views + held_out_views)
+        done = 0
+        x_fit, y_fit, x_out, y_out = [], [], [], []
+        for k, code in enumerate(CODES):
+            face = _for_views(faces[code], ranges)
+            for i in range(fit_views + held_out_views):
+                f = card_features(random_view(face, rng, ranges))
+                (x_fit if i < fit_views else x_out).append(f)
+                (y_fit if i < fit_views else y_out).append(k)
+                done += 1
+                if progress and done % 200 == 0:
+                    progress(done, total)
+        x, y = np.array(x_fit, np.float64), np.array(y_fit)
+        projection, offset, means = _lda(x, y, len(CODES))
+        model = cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32), np.inf, 0.0)
+        model._set_limits(np.array(x_out, np.float32), np.array(y_out))
+        if progress:
+            progress(total, total)
+        return model
+
+    def _set_limits(self, x: np.ndarray, y: np.ndarray) -> None:
+        z = x @ self.projection - self.offset
+        d = ((z[:, None, :] - self.means[None, :, :]) ** 2).sum(axis=2)
+        order = np.argsort(d, axis=1)
+        best, second = order[:, 0], order[:, 1]
+        rows = np.arange(len(y))
+        dist = d[rows, best]
+        margin = (d[rows, second] - dist) / np.maximum(dist, 1e-6)
+        right = best == y
+        self.max_distance = float(np.percentile(dist[right], 99.5) * DISTANCE_SLACK) if right.any() else 0.0
+        worst_wrong = float(margin[~right].max()) if (~right).any() else 0.0
+        self.min_margin = max(MIN_MARGIN, MARGIN_SAFETY * worst_wrong)
+        accepted = (dist <= self.max_distance) & (margin >= self.min_margin)
+        confusions: dict[str, int] = {}
+        for t, b in zip(y[~right], best[~right]):
+            pair = f"{CODES[int(t)]}->{CODES[int(b)]}"
+            confusions[pair] = confusions.get(pair, 0) + 1
+        self.report = {
+            "held_out_views": len(y),
+            "held_out_nearest_correct": round(float(right.mean()), 5),
+            "held_out_read": round(float((accepted & right).mean()), 5),
+            "held_out_wrong_accepted": int((accepted & ~right).sum()),
+            "max_distance": round(self.max_distance, 2),
+            "min_margin": round(self.min_margin, 3),
+            "confusions": dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:12]),
+        }
+
+    # -- storage -----------------------------------------------------------------------
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, version=MODEL_VERSION, projection=self.projection, offset=self.offset, means=self.means,
+                 max_distance=self.max_distance, min_margin=self.min_margin,
+                 report=np.array(repr(self.report)))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> DeckModel | None:
+        """The model stored at ``path``, or ``None`` if absent, unreadable or of an older version."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if int(z["version"]) != MODEL_VERSION:
+                    return None
+                import ast
+
+                report = ast.literal_eval(str(z["report"]))
+                return cls(z["projection"], z["offset"], z["means"], float(z["max_distance"]),
+                           float(z["min_margin"]), report if isinstance(report, dict) else {})
+        except (OSError, KeyError, ValueError, SyntaxError):
+            return None
+
+
+def _for_views(face: np.ndarray, ranges: ViewRanges) -> np.ndarray:
+    """The face shrunk once to the largest size a view needs (views shrink it further)."""
+    width = int(ranges.card_width_px[1] * 1.5)
+    if face.shape[1] <= width:
+        return face
+    return cv2.resize(face, (width, round(face.shape[0] * width / face.shape[1])), interpolation=cv2.INTER_AREA)
+
+
+def _lda(x: np.ndarray, y: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Projection (D, classes-1) whitening the within-class spread, its offset, and the class means."""
+    means = np.array([x[y == k].mean(axis=0) for k in range(classes)])
+    centred = x - means[y]
+    within = centred.T @ centred / max(1, len(x) - classes)
+    scale = float(np.trace(within)) / within.shape[0]
+    within = (1 - SHRINKAGE) * within + SHRINKAGE * scale * np.eye(within.shape[0])
+    vals, vecs = np.linalg.eigh(within)
+    whiten = vecs / np.sqrt(np.maximum(vals, 1e-12))
+    grand = means.mean(axis=0)
+    mw = (means - grand) @ whiten
+    _, _, vt = np.linalg.svd(mw, full_matrices=False)
+    projection = whiten @ vt[: classes - 1].T
+    offset = grand @ projection
+    return projection, offset, (means @ projection - offset)
+
+
+def faces_digest(faces: dict[str, np.ndarray]) -> str:
+    """A short hash of the 52 faces: a cached model is reused only for the very same deck pictures."""
+    h = hashlib.sha256(f"v{MODEL_VERSION}".encode())
+    for code in CODES:
+        f = np.ascontiguousarray(faces[code])
+        h.update(code.encode() + str(f.shape).encode() + f.tobytes())
+    return h.hexdigest()[:24]
+
+
+def model_cache_dir() -> Path:
+    """Where fitted models are kept by :func:`faces_digest` (``$TABLE_CONTROLLER_CACHE``)."""
+    base = os.environ.get("TABLE_CONTROLLER_CACHE")
+    root = Path(base) if base else Path.home() / ".cache" / "table-controller"
+    return root / "deck-models"
+
+
+def model_for(faces: dict[str, np.ndarray], progress: Callable[[int, int], None] | None = None) -> DeckModel:
+    """The deck model of these faces: from the cache when this very deck was fitted before
+    on this machine, else fitted now (about 20 s on one core) and cached."""
+    path = model_cache_dir() / f"{faces_digest(faces)}.npz"
+    model = DeckModel.load(path)
+    if model is None:
+        model = DeckModel.fit(faces, progress=progress)
+        try:
+            model.save(path)
+        except OSError:
+            pass  # a read-only home: fit again next time rather than fail
+    return model

@@ -1,0 +1,387 @@
+"""Find every card lying on the table in one camera frame (no reading).
+
+The search runs on the table itself, not on the picture: the frame is warped
+to a top-down view of the table (:data:`FIND_PX_PER_MM`), where every card
+has the size the layout gives whatever the camera's tilt, and where the
+widths the table knows (a printed line, a chip's stripe, a card) are fixed
+numbers of pixels. Three passes, each measurable on its own (a card none of
+them finds is *missed*, counted apart from cards found but not read):
+
+1. *Masks*: card paper against the felt's own local whiteness at four
+   contrasts, paper joined with "not felt" (a court card's dark picture) at
+   two, and paper cut along every sharp step in whiteness (frees a card from
+   a pool of glare touching it). Each is opened so that printed lines, text
+   and chip stripes thinner than :data:`LINE_MM` let go of the cards they
+   touch, then filled. An outer contour is a card if it is a rectangle of
+   the card's size (short side -20/+15 %, long side ±15 %, aspect 1.2-1.8)
+   whose convex hull fills it.
+2. *Split*: a blob too big for one card (a card joined to glare, a shadow or
+   its neighbour) is cut again at levels just under its own paper.
+3. *Slots*: in a slot where paper lies but no card was found, a card-sized
+   rectangle is fitted to the whiteness steps themselves (position, angle
+   and width searched around the slot), accepted when at least three of its
+   sides step up from the felt.
+
+Every outline found must show a border at least :data:`PAPER_CONTRAST`
+whiter than the felt just outside it: pools of light cut into a card's
+shape have no such step.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, Slot
+from calibration.table import TablePlane
+from calibration.templates import order_portrait
+
+#: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
+MARKER_MARGIN_MM = 12.0
+#: Whiteness step (0..255) a card's border must show over the felt around it.
+PAPER_CONTRAST = 25.0
+#: Resolution of the top-down view cards are looked for in.
+FIND_PX_PER_MM = 1.0
+#: Printed lines, letters and chip stripes up to about this wide (mm) are opened away.
+LINE_MM = 5.0
+#: Whiteness steps over the felt (0..255) and colour distances from it that cut cards out.
+PAPER_STEPS = (25, 45, 70, 100)
+FELT_DISTANCES = (45, 80)
+#: A step in whiteness this sharp (0..255 across 3 px) is an edge that cuts the paper masks.
+EDGE_STEP = 30
+#: How far inside the card an edge-cut outline lies, px of the top-down view.
+EDGE_CUT_PX = 1.5
+#: Below a blob's own paper level, the levels it is cut again at to free a card from it.
+SPLIT_DROPS = (20, 35, 50, 70)
+#: Outlines whose centres are this close (mm) are the same card.
+SAME_CARD_MM = 15.0
+_RING_MARGIN = 10
+_RING_SIZE = (40, 56)
+
+
+def _rings() -> tuple[np.ndarray, np.ndarray]:
+    m, (w, h) = _RING_MARGIN, _RING_SIZE
+    yy, xx = np.mgrid[0 : h + 2 * m, 0 : w + 2 * m]
+    # signed distance to the card outline, positive inside
+    d = np.minimum.reduce([xx - m, (m + w) - xx, yy - m, (m + h) - yy])
+    return (d >= 1) & (d <= 4), (d <= -3) & (d >= -8)
+
+
+_INNER_RING, _OUTER_RING = _rings()
+#: Outlines kept per card for second tries at a doubtful read.
+MAX_OUTLINES = 3
+
+
+
+class CardFinder:
+    """Finds card-shaped objects on the table of one calibrated camera (no reading).
+
+    Works on the table itself, not on the picture: the frame is first warped
+    to a top-down view of the table at :data:`FIND_PX_PER_MM`, where every
+    card is the same size whatever the camera's tilt, and where the sizes the
+    table knows (a card, a printed line, a chip) are fixed numbers of pixels.
+    """
+
+    def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15):
+        self.layout = layout
+        self.size_tolerance = size_tolerance
+        self._to_table = plane.image_to_table
+        self._to_image = plane.table_to_image
+        w, h = plane.image_size
+        self._mask_size = (w, h)
+        s = FIND_PX_PER_MM
+        self._scale = np.diag([s, s, 1.0])
+        self._top_down = self._scale @ self._to_table
+        self._from_top_down = self._to_image @ np.diag([1 / s, 1 / s, 1.0])
+        self._size = (round(layout.width_mm * s), round(layout.height_mm * s))
+        # where the camera sees the table at all, less a strip along the frame's edge
+        seen = cv2.warpPerspective(np.full((h, w), 255, np.uint8), self._top_down, self._size,
+                                   flags=cv2.INTER_NEAREST, borderValue=0)
+        self._seen = cv2.erode(seen, np.ones((3, 3), np.uint8))
+        search = self._seen.copy()
+        # the corner markers and their white quiet zones are not cards: leave them out
+        grow = (layout.markers.size_mm / 2 + MARKER_MARGIN_MM) * s
+        for cx, cy in layout.markers.centres_mm:
+            cv2.rectangle(search, (int(cx * s - grow), int(cy * s - grow)), (int(cx * s + grow), int(cy * s + grow)), 0, -1)
+        self._search = search
+        card_w, card_h = layout.card_mm
+        self._card_px = (card_w * s, card_h * s)
+        self._min_px_area = 0.3 * card_w * card_h * s * s
+        k = max(3, round(LINE_MM * s) | 1)
+        self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+        self._join_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+    def to_table(self, point: np.ndarray) -> tuple[float, float]:
+        p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
+        return (float(p[0]), float(p[1]))
+
+    # -- finding -------------------------------------------------------------------------
+    def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
+        """Image corners (4, 2) of every card-shaped object on the table, portrait-ordered."""
+        return [group[0] for group in self.find_card_outlines(frame)]
+
+    def top_down(self, frame: np.ndarray) -> np.ndarray:
+        """The table seen from straight above, :data:`FIND_PX_PER_MM` pixels per mm."""
+        return cv2.warpPerspective(frame, self._top_down, self._size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+    def find_card_outlines(self, frame: np.ndarray) -> list[list[np.ndarray]]:
+        """Like :meth:`find_cards`, but every outline found for each card (one per mask
+        that cut it out), best first: the reader may try the others on a doubtful read."""
+        if frame.shape[1] != self._mask_size[0] or frame.shape[0] != self._mask_size[1]:
+            raise ValueError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
+                f"{self._mask_size[0]}x{self._mask_size[1]}"
+            )
+        table = self.top_down(frame)
+        white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
+        found: list[tuple[list[tuple[float, np.ndarray]], tuple[float, float]]] = []
+        oversized: list[np.ndarray] = []
+
+        def add(c: np.ndarray, grow: float = 0.0) -> bool:
+            quad = self._card_rect(c, grow)
+            if quad is None:
+                return False
+            fit, box, centre = quad
+            same = [g for g, fc in found if np.hypot(centre[0] - fc[0], centre[1] - fc[1]) < SAME_CARD_MM]
+            if not same:
+                found.append(([(fit, box)], centre))
+            elif len(same[0]) < MAX_OUTLINES:
+                same[0].append((fit, box))
+            return True
+
+        for mask, cut in self._masks(table, white):
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                area = cv2.contourArea(c)
+                if area < self._min_px_area or add(c, 2 * EDGE_CUT_PX if cut else 0.0):
+                    continue
+                if not cut and area > 0.8 * self._card_px[0] * self._card_px[1]:
+                    oversized.append(c)
+        for c in oversized:
+            for part in self._split(white, c):
+                add(part)
+        level = self._paper_level(white)
+        for slot in self.layout.slots:
+            if any(_near_slot(slot, centre) for _, centre in found):
+                continue
+            fitted = self._fit_in_slot(white, slot, level)
+            if fitted is not None:
+                fit, box, centre = fitted
+                found.append(([(fit, box)], centre))
+        out = []
+        for group, _ in found:
+            group.sort(key=lambda fb: -fb[0])
+            if self._edge_contrast(white, group[0][1]) < PAPER_CONTRAST:
+                continue
+            out.append([self._image_corners(box) for _, box in group])
+        return out
+
+    def _image_corners(self, box_px: np.ndarray) -> np.ndarray:
+        img = cv2.perspectiveTransform(box_px.reshape(-1, 1, 2), self._from_top_down).reshape(-1, 2)
+        return order_portrait(img)
+
+    def _masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+        """Card-candidate masks of the top-down table: card paper against the felt around it
+        at several contrasts, alone and joined with "not felt" (a court card's picture is
+        dark, its white border thin), each opened so that printed lines, text and chip
+        stripes thinner than :data:`LINE_MM` let go of the cards they touch, then filled; and
+        paper cut along every sharp step in whiteness, which frees a card from a pool of glare
+        or light that touches it (such a mask's outlines lie :data:`EDGE_CUT_PX` inside the
+        card; flagged True)."""
+        tw, th = self._size
+        sw, sh = max(1, tw // 8), max(1, th // 8)
+        small_white = cv2.resize(white, (sw, sh), interpolation=cv2.INTER_AREA)
+        # the felt's own whiteness: the darkest over about a card's reach, smoothed
+        felt_white = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
+        step = cv2.subtract(white, cv2.resize(felt_white, (tw, th), interpolation=cv2.INTER_LINEAR))
+        # the felt's colour: averaged over what is not paper (cards would pull a median their way)
+        small = cv2.resize(table, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
+        weight = (cv2.subtract(small_white, felt_white) < PAPER_STEPS[0]).astype(np.float32)
+        weight = cv2.erode(weight, np.ones((3, 3), np.uint8)) * (cv2.resize(self._seen, (sw, sh)) > 0)
+        sums = cv2.blur(small * weight[:, :, None], (15, 15))
+        counts = cv2.blur(weight, (15, 15))[:, :, None]
+        wide = cv2.blur(small, (41, 41))
+        felt = np.where(counts > 0.05, sums / np.maximum(counts, 1e-6), wide)
+        felt_up = cv2.resize(np.clip(felt, 0, 255).astype(np.uint8), (tw, th), interpolation=cv2.INTER_LINEAR)
+        diff = cv2.absdiff(table, felt_up)
+        far = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
+        paper = {level: cv2.threshold(step, level, 255, cv2.THRESH_BINARY)[1] for level in PAPER_STEPS}
+        not_felt = {level: cv2.threshold(far, level, 255, cv2.THRESH_BINARY)[1] for level in FELT_DISTANCES}
+        # sharp steps in whiteness: a card's border has one, a pool of glare or shadow has not
+        edges = cv2.threshold(cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._close_kernel), EDGE_STEP, 255,
+                              cv2.THRESH_BINARY)[1]
+        masks = [(m, self._close_kernel, False) for m in paper.values()]
+        masks.append((cv2.bitwise_or(paper[PAPER_STEPS[1]], not_felt[FELT_DISTANCES[0]]), self._join_kernel, False))
+        masks.append((cv2.bitwise_or(paper[PAPER_STEPS[2]], not_felt[FELT_DISTANCES[1]]), self._join_kernel, False))
+        for level in PAPER_STEPS[:2]:
+            masks.append((cv2.bitwise_and(paper[level], cv2.bitwise_not(edges)), None, True))
+        out = []
+        for m, closing, cut in masks:
+            m = cv2.bitwise_and(m, self._search)
+            if closing is not None:
+                m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
+            out.append((_fill_holes(m), cut))
+        return out
+
+    def _split(self, white: np.ndarray, contour: np.ndarray) -> list[np.ndarray]:
+        """Card-shaped parts of a blob too big or too ragged to be one card (a card joined to
+        a pool of glare, a shadow or its neighbour): thresholded again at levels just under
+        its own brightest paper, where the smooth falloff of the light lets go of the card."""
+        x, y, w, h = cv2.boundingRect(contour)
+        region = white[y : y + h, x : x + w]
+        inside = np.zeros((h, w), np.uint8)
+        cv2.drawContours(inside, [contour - (x, y)], -1, 255, -1, offset=(0, 0))
+        values = region[inside > 0]
+        if values.size == 0:
+            return []
+        paper = float(np.percentile(values, 90))
+        parts = []
+        for drop in SPLIT_DROPS:
+            m = cv2.threshold(region, max(0.0, paper - drop), 255, cv2.THRESH_BINARY)[1]
+            m = cv2.bitwise_and(m, inside)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
+            m = _fill_holes(m)
+            contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            parts += [c + (x, y) for c in contours if cv2.contourArea(c) >= self._min_px_area]
+        return parts
+
+    def _fit_in_slot(self, white: np.ndarray, slot: Slot, paper_level: float) -> tuple[float, np.ndarray, tuple[float, float]] | None:
+        """A card-sized rectangle fitted to the whiteness steps in and around ``slot``, when
+        paper lies there that no mask cut out as a card (a court card whose border breaks,
+        a card touched by glare or a shadow). Searched coarse then fine over position (±12 mm),
+        angle (±16°) and width (-12 %..0); accepted when three of its sides step up from the
+        felt by :data:`PAPER_CONTRAST` and the fourth does not step down."""
+        s = FIND_PX_PER_MM
+        cw, ch = self.layout.card_mm
+        sx, sy = slot.centre
+        region = white[max(0, int(slot.y * s)) : int((slot.y + slot.h) * s),
+                       max(0, int(slot.x * s)) : int((slot.x + slot.w) * s)]
+        if region.size == 0 or np.count_nonzero(region > paper_level) < 0.3 * cw * ch * s * s:
+            return None
+        base = 90.0 if slot.w > slot.h else 0.0
+        img = white.astype(np.float32)
+        best = None
+        grid = [(dx, dy, a, k) for dx in np.arange(-12, 12.1, 3) for dy in np.arange(-12, 12.1, 3)
+                for a in np.arange(-16, 16.1, 4) for k in (0.88, 0.94, 1.0)]
+        for _coarse_then_fine in range(2):
+            hyps = np.array(grid if best is None else
+                            [(best[0] + dx, best[1] + dy, best[2] + a, best[3] + k)
+                             for dx in np.arange(-1.5, 1.6, 0.75) for dy in np.arange(-1.5, 1.6, 0.75)
+                             for a in np.arange(-2, 2.1, 1) for k in (-0.03, 0.0, 0.03)], np.float64)
+            score, sides = _rect_steps(img, hyps, (sx, sy), base, (cw, ch), s)
+            i = int(np.argmax(score))
+            best = tuple(hyps[i])
+            best_sides = sides[i]
+        assert best is not None
+        ordered = np.sort(best_sides)
+        if ordered[1] < PAPER_CONTRAST or ordered[0] < 0:
+            return None
+        dx, dy, a, k = best
+        centre = (sx + dx, sy + dy)
+        box_mm = cv2.boxPoints((centre, (cw * k, ch), base + a)).astype(np.float64)
+        return 0.5, box_mm * s, (float(centre[0]), float(centre[1]))
+
+    def _paper_level(self, white: np.ndarray) -> float:
+        """A whiteness that felt does not reach but card paper does, for this frame."""
+        seen = white[::4, ::4][self._search[::4, ::4] > 0]
+        felt = float(np.median(seen)) if seen.size else 0.0
+        return felt + PAPER_STEPS[0]
+
+    def _card_rect(self, contour: np.ndarray, grow: float = 0.0) -> tuple[float, np.ndarray, tuple[float, float]] | None:
+        """(how well it fits, box in top-down px, centre in mm) of a card-shaped contour, else
+        None; ``grow`` px are added to the box's width and height (an outline cut inside)."""
+        pts = contour.reshape(-1, 2).astype(np.float32)
+        (cx, cy), (rw0, rh0), angle = cv2.minAreaRect(pts)
+        rw, rh = rw0 + grow, rh0 + grow
+        short, long_ = sorted((rw, rh))
+        cw, ch = self._card_px
+        tol = self.size_tolerance
+        if not ((1 - 1.3 * tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch):
+            return None
+        if not 1.2 <= long_ / max(short, 1e-6) <= 1.8:
+            return None
+        # a court card's border can break where its picture reaches the edge: judge the
+        # outline by its convex hull, and ask the contour itself only for substance
+        area = cv2.contourArea(pts)
+        hull = cv2.contourArea(cv2.convexHull(pts))
+        if hull < 0.9 * rw0 * rh0 or area < 0.5 * rw0 * rh0:
+            return None
+        box = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
+        s = FIND_PX_PER_MM
+        return (area + hull) / (2 * rw0 * rh0), box, (float(cx / s), float(cy / s))
+
+    def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray) -> float:
+        """How much whiter the card's own border strip is than the felt just outside it.
+        Glare and light pools are smooth, so a blob of them cut into a card shape has
+        (almost) none; a card lying on felt has a sharp step."""
+        m, w, h = _RING_MARGIN, _RING_SIZE[0], _RING_SIZE[1]
+        dst = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], dtype=np.float32)
+        warp = cv2.getPerspectiveTransform(order_portrait(box_px), dst)
+        patch = cv2.warpPerspective(white, warp, (w + 2 * m, h + 2 * m), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        return float(np.median(patch[_INNER_RING]) - np.median(patch[_OUTER_RING]))
+
+
+def _near_slot(slot: Slot, centre: tuple[float, float]) -> bool:
+    return slot.x - 10 <= centre[0] <= slot.x + slot.w + 10 and slot.y - 10 <= centre[1] <= slot.y + slot.h + 10
+
+
+#: Points per side of a fitted rectangle, and how far inside and outside its outline (mm)
+#: the whiteness is compared.
+_SIDE_POINTS = 12
+_INSIDE_MM = 1.5
+_OUTSIDE_MM = (2.5, 5.0)
+
+
+def _rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
+                card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each hypothesis (dx, dy, angle°, width factor): the whiteness step across each of
+    the rectangle's four sides (median of inside minus the darker of two outside samples,
+    so a printed line just outside does not hide the felt), and a score (sum of the best
+    three sides)."""
+    cw, ch = card_mm
+    t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1  # skip the rounded corners
+    u = t - 0.5
+    sides = ((0, -1), (1, 0), (0, 1), (-1, 0))  # top, right, bottom, left: outward normals
+    hw = 0.5 * cw * hyps[:, 3]
+    hh = np.full(len(hyps), 0.5 * ch)
+    a = np.deg2rad(base_deg + hyps[:, 2])
+    ca, sa = np.cos(a), np.sin(a)
+    steps = np.empty((len(hyps), 4), np.float32)
+    for k, (nx, ny) in enumerate(sides):
+        # points along the side in card-local mm (before rotation), per hypothesis
+        if nx == 0:
+            lx = u[None, :] * 2 * hw[:, None]
+            ly = np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1)
+        else:
+            lx = np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1)
+            ly = u[None, :] * 2 * hh[:, None]
+
+        inside = _sample(white, hyps, slot_centre, (ca, sa), (lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM), px_per_mm)
+        outside = np.minimum(*(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm)
+                               for d in _OUTSIDE_MM))
+        steps[:, k] = np.median(inside - outside, axis=1)
+    ordered = np.sort(steps, axis=1)
+    return ordered[:, 1:].sum(axis=1), steps
+
+
+def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], rotation: tuple[np.ndarray, np.ndarray],
+            local: tuple[np.ndarray, np.ndarray], px_per_mm: float) -> np.ndarray:
+    """Whiteness at card-local points (mm, per hypothesis), nearest pixel."""
+    (ca, sa), (px, py) = rotation, local
+    h, w = white.shape
+    gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
+    gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
+    xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+    return white[yi, xi]
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, -1)
+    return filled
