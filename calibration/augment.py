@@ -40,6 +40,12 @@ class ViewRanges:
     jpeg_quality: tuple[int, int] = (50, 96)
 
 
+#: A camera on a fair day: what the calibration self-test reads every card back under.
+FAIR_DAY = ViewRanges(card_width_px=(80.0, 140.0), corner_jitter=0.02, rotation_deg=8.0, outline_error_px=0.8,
+                      exposure_stops=0.5, colour_cast=0.1, glare_chance=0.0, shadow_chance=0.0,
+                      blur_sigma=(0.3, 1.0), motion_chance=0.0, noise_sigma=(1.0, 3.0), jpeg_quality=(80, 96))
+
+
 def random_view(face: np.ndarray, rng: np.random.Generator, ranges: ViewRanges | None = None) -> np.ndarray:
     """One canonical (:data:`CARD_SIZE`) BGR picture of ``face`` as a camera could deliver it."""
     r = ranges or ViewRanges()

@@ -126,6 +126,15 @@ class DeckModel:
         return ModelReading(CODES[best], CODES[second], flipped, dist, margin,
                             dist <= self.max_distance and margin >= self.min_margin)
 
+    def why_confused(self, a: str, b: str) -> str:
+        """Why two cards may be taken for each other: how far apart their pictures lie, in
+        spreads of how views of one card vary (the limit needs about ``sqrt(max_distance)``)."""
+        ia, ib = CODES.index(a), CODES.index(b)
+        apart = float(np.sqrt(((self.means[ia] - self.means[ib]) ** 2).sum()))
+        return (f"{a} and {b} lie {apart:.1f} spreads apart in the model (views of one card spread about "
+                f"{np.sqrt(self.max_distance / DISTANCE_SLACK):.1f}): their indexes and faces differ by "
+                f"less than a camera's blur and noise hide")
+
     # -- fitting -----------------------------------------------------------------------
     @classmethod
     def fit(cls, faces: dict[str, np.ndarray], seed: int = 0, fit_views: int = FIT_VIEWS,

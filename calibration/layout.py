@@ -79,11 +79,12 @@ class Slot:
 
 @dataclass(frozen=True)
 class Markers:
-    """The four ArUco markers at the layout's corners: ids and centres in table mm."""
+    """The four ArUco markers at the layout's corners: ids and centres in table mm (none at
+    all for a felt calibrated from four clicked points)."""
 
     dictionary: str
     size_mm: float
-    ids: tuple[int, int, int, int]
+    ids: tuple[int, ...]
     centres_mm: tuple[tuple[float, float], ...]
 
     def corners_mm(self, i: int) -> list[tuple[float, float]]:
@@ -124,18 +125,32 @@ class Layout:
         return [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
 
 
-def load_layout(path_or_name: str | Path) -> Layout:
-    """Load a layout from a TOML file, or a shipped one by game name (``baccarat``,
-    ``three-pictures``, ``three-face``, ``teen-patti-2020``).
-
-    Raises :class:`ConfigError` naming the file and key when it is malformed.
-    """
+def _layout_path(path_or_name: str | Path) -> Path:
     path = Path(path_or_name)
     if not path.suffix and not path.exists():
         path = LAYOUTS_DIR / f"{path_or_name}.toml"
         if not path.exists():
             shipped = ", ".join(sorted(p.stem for p in LAYOUTS_DIR.glob("*.toml")))
             raise ConfigError(f"unknown layout {path_or_name!r}: shipped layouts are {shipped}")
+    return path
+
+
+def layout_source(path_or_name: str | Path) -> str:
+    """The TOML text of a layout file or shipped layout (kept in a calibration folder)."""
+    path = _layout_path(path_or_name)
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read layout file {path}: {e.strerror}") from e
+
+
+def load_layout(path_or_name: str | Path) -> Layout:
+    """Load a layout from a TOML file, or a shipped one by game name (``baccarat``,
+    ``three-pictures``, ``three-face``, ``teen-patti-2020``).
+
+    Raises :class:`ConfigError` naming the file and key when it is malformed.
+    """
+    path = _layout_path(path_or_name)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
@@ -164,19 +179,22 @@ def parse_layout(data: dict, where: str = "layout") -> Layout:  # type: ignore[t
 
     table = pair(need(data, "table_mm", ""), "table_mm")
     card = pair(data.get("card_mm", [63, 88]), "card_mm")
-    m = need(data, "markers", "")
-    ids = need(m, "ids", "markers.")
-    centres = need(m, "centres_mm", "markers.")
-    if not (isinstance(ids, list) and len(ids) == 4 and all(isinstance(i, int) for i in ids)):
-        raise ConfigError(f"{where}: markers.ids must be four integers, got {ids!r}")
-    if not (isinstance(centres, list) and len(centres) == 4):
-        raise ConfigError(f"{where}: markers.centres_mm must be four [x, y] points")
-    markers = Markers(
-        dictionary=str(m.get("dictionary", "DICT_4X4_50")),
-        size_mm=float(m.get("size_mm", 50)),
-        ids=(ids[0], ids[1], ids[2], ids[3]),
-        centres_mm=tuple(pair(c, f"markers.centres_mm[{i}]") for i, c in enumerate(centres)),
-    )
+    m = data.get("markers")
+    if m is None:  # a felt without markers: calibrated from four clicked points
+        markers = Markers(dictionary="DICT_4X4_50", size_mm=0.0, ids=(), centres_mm=())
+    else:
+        ids = need(m, "ids", "markers.")
+        centres = need(m, "centres_mm", "markers.")
+        if not (isinstance(ids, list) and len(ids) == 4 and all(isinstance(i, int) for i in ids)):
+            raise ConfigError(f"{where}: markers.ids must be four integers, got {ids!r}")
+        if not (isinstance(centres, list) and len(centres) == 4):
+            raise ConfigError(f"{where}: markers.centres_mm must be four [x, y] points")
+        markers = Markers(
+            dictionary=str(m.get("dictionary", "DICT_4X4_50")),
+            size_mm=float(m.get("size_mm", 50)),
+            ids=(ids[0], ids[1], ids[2], ids[3]),
+            centres_mm=tuple(pair(c, f"markers.centres_mm[{i}]") for i, c in enumerate(centres)),
+        )
     slots_raw = need(data, "slots", "")
     slots = []
     for name, rect in slots_raw.items():

@@ -1,11 +1,16 @@
-"""A calibration folder: the table plane (``table.json``) and the deck's templates
-(``templates/*.png``, ``templates.json``)."""
+"""A calibration folder: the table plane (``table.json``), the layout it was calibrated
+for (``layout.toml``), what is printed on the empty felt (``printed.png``), and the deck's
+templates and model (``templates/*.png``, ``deck_model.npz``, ``templates.json``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, load_layout
 from calibration.table import TablePlane
 from calibration.templates import CardTemplates
 from table_controller.errors import ConfigError
@@ -18,6 +23,21 @@ class Calibration:
     table: TablePlane
     templates: CardTemplates
     path: Path | None = None
+    layout: Layout | None = None  # the layout file calibrated with, kept in the folder
+    printed: np.ndarray | None = None  # top-down mask of the empty felt's print (CardFinder)
+
+
+#: Files of a calibration folder besides table.json and the templates.
+LAYOUT_FILE = "layout.toml"
+PRINTED_FILE = "printed.png"
+
+
+def save_table_files(cal_dir: Path, layout_text: str, printed: np.ndarray | None) -> None:
+    """Keep the layout file and the printed-felt mask beside ``table.json``."""
+    cal_dir.mkdir(parents=True, exist_ok=True)
+    (cal_dir / LAYOUT_FILE).write_text(layout_text, encoding="utf-8")
+    if printed is not None:
+        cv2.imwrite(str(cal_dir / PRINTED_FILE), printed)
 
 
 def load_calibration(cal_dir: str | Path) -> Calibration:
@@ -31,4 +51,6 @@ def load_calibration(cal_dir: str | Path) -> Calibration:
     table_file = path / "table.json"
     if not table_file.exists():
         raise ConfigError(f"{path} has no table.json: run `table-controller calibrate table`")
-    return Calibration(TablePlane.load(table_file), CardTemplates.load(path), path)
+    layout = load_layout(path / LAYOUT_FILE) if (path / LAYOUT_FILE).exists() else None
+    printed = cv2.imread(str(path / PRINTED_FILE), cv2.IMREAD_GRAYSCALE) if (path / PRINTED_FILE).exists() else None
+    return Calibration(TablePlane.load(table_file), CardTemplates.load(path), path, layout, printed)

@@ -104,6 +104,8 @@ def calibrate_from_markers(frame: np.ndarray, layout: Layout) -> TablePlane:
 
     Raises :class:`CalibrationError` naming the missing marker ids.
     """
+    if not layout.markers.ids:
+        raise CalibrationError(f"layout {layout.name} has no markers: calibrate from four points (--points)")
     found = detect_markers(frame, layout)
     missing = [i for i in layout.markers.ids if i not in found]
     if missing:

@@ -29,6 +29,8 @@ shape have no such step.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -53,6 +55,10 @@ EDGE_STEP = 30
 EDGE_CUT_PX = 1.5
 #: Below a blob's own paper level, the levels it is cut again at to free a card from it.
 SPLIT_DROPS = (20, 35, 50, 70)
+#: What stands out of the empty felt by this much (whiteness or colour, 0..255), in pieces of
+#: at least this many top-down pixels, is print (see CardFinder.printed_structure).
+PRINT_STEP = 35
+PRINT_MIN_PX = 30
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -73,6 +79,17 @@ MAX_OUTLINES = 3
 
 
 
+@dataclass(frozen=True)
+class FoundCard:
+    """One card-shaped object: its image outlines (TL, TR, BR, BL; best first, one per mask
+    that cut it out) and whether it was only *fitted* into a slot (pass 3), in which case
+    the recogniser reports it only if it reads it: a rectangle fitted to the steps of a
+    printed outline must not become a phantom no-read."""
+
+    outlines: list[np.ndarray]
+    fitted: bool = False
+
+
 class CardFinder:
     """Finds card-shaped objects on the table of one calibrated camera (no reading).
 
@@ -82,7 +99,8 @@ class CardFinder:
     table knows (a card, a printed line, a chip) are fixed numbers of pixels.
     """
 
-    def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15):
+    def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15,
+                 printed: np.ndarray | None = None):
         self.layout = layout
         self.size_tolerance = size_tolerance
         self._to_table = plane.image_to_table
@@ -104,6 +122,12 @@ class CardFinder:
         for cx, cy in layout.markers.centres_mm:
             cv2.rectangle(search, (int(cx * s - grow), int(cy * s - grow)), (int(cx * s + grow), int(cy * s + grow)), 0, -1)
         self._search = search
+        self._printed: np.ndarray | None = None
+        self._not_printed: np.ndarray | None = None
+        if printed is not None and printed.shape[:2] == (self._size[1], self._size[0]):
+            self._printed = printed
+            self._not_printed = cv2.bitwise_not(printed)
+        self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
         card_w, card_h = layout.card_mm
         self._card_px = (card_w * s, card_h * s)
         self._min_px_area = 0.3 * card_w * card_h * s * s
@@ -121,6 +145,30 @@ class CardFinder:
         """Image corners (4, 2) of every card-shaped object on the table, portrait-ordered."""
         return [group[0] for group in self.find_card_outlines(frame)]
 
+    def printed_structure(self, empty: np.ndarray) -> np.ndarray:
+        """What is printed on the felt (slot outlines, words, logos, markers), from a frame of
+        the empty table: a top-down mask for :class:`CardFinder` (``printed=``), stored by
+        ``calibrate table`` as ``printed.png``. Print is what stands out of the felt's own
+        texture (by :data:`PRINT_STEP` or three times the texture's spread) in whiteness
+        or colour, in pieces of at least :data:`PRINT_MIN_PX` pixels; grown by a pixel for
+        the camera's own jitter."""
+        table = self.top_down(empty)
+        tw, th = self._size
+        small = cv2.resize(table, (max(1, tw // 4), max(1, th // 4)), interpolation=cv2.INTER_AREA)
+        felt = cv2.resize(cv2.medianBlur(small, 9), (tw, th), interpolation=cv2.INTER_LINEAR)
+        diff = cv2.absdiff(table, felt).astype(np.int16)
+        white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2]).astype(np.int16)
+        felt_white = cv2.min(cv2.min(felt[:, :, 0], felt[:, :, 1]), felt[:, :, 2]).astype(np.int16)
+        step = np.maximum(white - felt_white, diff.max(axis=2))
+        seen = self._seen > 0
+        spread = float(np.median(np.abs(step[seen]))) * 1.4826 if seen.any() else 0.0
+        printed = ((step > max(PRINT_STEP, 3 * spread)) & seen).astype(np.uint8) * 255
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(printed, connectivity=8)
+        keep = np.zeros(n, np.uint8)
+        keep[1:] = (stats[1:, cv2.CC_STAT_AREA] >= PRINT_MIN_PX) * 255
+        printed = keep[labels]
+        return cv2.dilate(printed, np.ones((3, 3), np.uint8))
+
     def top_down(self, frame: np.ndarray) -> np.ndarray:
         """The table seen from straight above, :data:`FIND_PX_PER_MM` pixels per mm."""
         return cv2.warpPerspective(frame, self._top_down, self._size, flags=cv2.INTER_LINEAR,
@@ -129,6 +177,10 @@ class CardFinder:
     def find_card_outlines(self, frame: np.ndarray) -> list[list[np.ndarray]]:
         """Like :meth:`find_cards`, but every outline found for each card (one per mask
         that cut it out), best first: the reader may try the others on a doubtful read."""
+        return [card.outlines for card in self.find(frame)]
+
+    def find(self, frame: np.ndarray) -> list[FoundCard]:
+        """Every card-shaped object on the table in ``frame`` (see :class:`FoundCard`)."""
         if frame.shape[1] != self._mask_size[0] or frame.shape[0] != self._mask_size[1]:
             raise ValueError(
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
@@ -143,11 +195,16 @@ class CardFinder:
             quad = self._card_rect(c, grow)
             if quad is None:
                 return False
-            fit, box, centre = quad
+            _, box, centre = quad
+            # a pool of light cut into a card's shape has no border: judge every outline, and
+            # rank a card's outlines by how sharp their border is
+            fit = self._edge_contrast(white, box)
+            if fit < PAPER_CONTRAST:
+                return False
             same = [g for g, fc in found if np.hypot(centre[0] - fc[0], centre[1] - fc[1]) < SAME_CARD_MM]
             if not same:
                 found.append(([(fit, box)], centre))
-            elif len(same[0]) < MAX_OUTLINES:
+            else:
                 same[0].append((fit, box))
             return True
 
@@ -163,6 +220,7 @@ class CardFinder:
             for part in self._split(white, c):
                 add(part)
         level = self._paper_level(white)
+        fitted_centres: list[tuple[float, float]] = []
         for slot in self.layout.slots:
             if any(_near_slot(slot, centre) for _, centre in found):
                 continue
@@ -170,12 +228,14 @@ class CardFinder:
             if fitted is not None:
                 fit, box, centre = fitted
                 found.append(([(fit, box)], centre))
+                fitted_centres.append(centre)
         out = []
-        for group, _ in found:
+        for group, centre in found:
             group.sort(key=lambda fb: -fb[0])
-            if self._edge_contrast(white, group[0][1]) < PAPER_CONTRAST:
+            if centre in fitted_centres and self._edge_contrast(white, group[0][1]) < PAPER_CONTRAST:
                 continue
-            out.append([self._image_corners(box) for _, box in group])
+            out.append(FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]],
+                                 centre in fitted_centres))
         return out
 
     def _image_corners(self, box_px: np.ndarray) -> np.ndarray:
@@ -183,13 +243,32 @@ class CardFinder:
         return order_portrait(img)
 
     def _masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, bool]]:
-        """Card-candidate masks of the top-down table: card paper against the felt around it
-        at several contrasts, alone and joined with "not felt" (a court card's picture is
-        dark, its white border thin), each opened so that printed lines, text and chip
-        stripes thinner than :data:`LINE_MM` let go of the cards they touch, then filled; and
-        paper cut along every sharp step in whiteness, which frees a card from a pool of glare
-        or light that touches it (such a mask's outlines lie :data:`EDGE_CUT_PX` inside the
-        card; flagged True)."""
+        """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out, closed,
+        opened so that lines let go of cards, and filled."""
+        out = []
+        for m, closing, cut in self._raw_masks(table, white):
+            m = cv2.bitwise_and(m, self._search)
+            if self._printed is not None:
+                # what is printed on the felt is not a card: take it out, then give back
+                # those printed pixels that a closing finds between card pixels (a card lying
+                # over a line), so a line beside a card lets go of it and one under it does not
+                # cut it in two
+                known = cv2.bitwise_and(m, self._not_printed)
+                bridged = cv2.morphologyEx(known, cv2.MORPH_CLOSE, self._bridge_kernel)
+                m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, self._printed))
+            if closing is not None:
+                m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
+            out.append((_fill_holes(m), cut))
+        return out
+
+    def _raw_masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None, bool]]:
+        """Card-candidate masks of the top-down table, each with the closing it needs and
+        whether it is edge-cut: card paper against the felt around it at several contrasts
+        (first), joined with "not felt" (a court card's picture is dark, its white border
+        thin), and paper cut along every sharp step in whiteness, which frees a card from a
+        pool of glare or light that touches it (such a mask's outlines lie
+        :data:`EDGE_CUT_PX` inside the card)."""
         tw, th = self._size
         sw, sh = max(1, tw // 8), max(1, th // 8)
         small_white = cv2.resize(white, (sw, sh), interpolation=cv2.INTER_AREA)
@@ -212,19 +291,12 @@ class CardFinder:
         # sharp steps in whiteness: a card's border has one, a pool of glare or shadow has not
         edges = cv2.threshold(cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._close_kernel), EDGE_STEP, 255,
                               cv2.THRESH_BINARY)[1]
-        masks = [(m, self._close_kernel, False) for m in paper.values()]
+        masks: list[tuple[np.ndarray, np.ndarray | None, bool]] = [(m, self._close_kernel, False) for m in paper.values()]
         masks.append((cv2.bitwise_or(paper[PAPER_STEPS[1]], not_felt[FELT_DISTANCES[0]]), self._join_kernel, False))
         masks.append((cv2.bitwise_or(paper[PAPER_STEPS[2]], not_felt[FELT_DISTANCES[1]]), self._join_kernel, False))
         for level in PAPER_STEPS[:2]:
             masks.append((cv2.bitwise_and(paper[level], cv2.bitwise_not(edges)), None, True))
-        out = []
-        for m, closing, cut in masks:
-            m = cv2.bitwise_and(m, self._search)
-            if closing is not None:
-                m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
-            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
-            out.append((_fill_holes(m), cut))
-        return out
+        return masks
 
     def _split(self, white: np.ndarray, contour: np.ndarray) -> list[np.ndarray]:
         """Card-shaped parts of a blob too big or too ragged to be one card (a card joined to
@@ -385,3 +457,98 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, contours, -1, 255, -1)
     return filled
+
+
+#: Outline refinement: patch resolution (px per card mm), how far (mm) each side may move,
+#: and the share of each side's length it is measured along (clear of the rounded corners).
+REFINE_PX_PER_MM = 3.0
+REFINE_REACH_MM = 4.0
+REFINE_SPAN = 0.7
+
+
+def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float]) -> np.ndarray:
+    """The card's image outline (TL, TR, BR, BL) moved onto its own border.
+
+    The finder's outline comes from masks a pixel or two off the true edge (a printed line
+    beside the card, blur, an edge cut); the reader is much surer on the true one. The card
+    and a margin around it are warped into a patch at :data:`REFINE_PX_PER_MM`; along each
+    side, at every position clear of the corners, the sharpest fall in whiteness from
+    inside to outside within :data:`REFINE_REACH_MM` of the current edge is taken, a line
+    is fitted through those (a robust fit: the middle half of them), and the four lines'
+    crossings are the new corners. Returns ``corners`` unchanged when a side has no clear
+    edge."""
+    p = REFINE_PX_PER_MM
+    cw, ch = card_mm
+    m = REFINE_REACH_MM + 2.0
+    w, h = int(round((cw + 2 * m) * p)), int(round((ch + 2 * m) * p))
+    dst = np.array([[m, m], [m + cw, m], [m + cw, m + ch], [m, m + ch]], np.float32) * p
+    warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    patch = cv2.warpPerspective(frame, warp, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    white = cv2.min(cv2.min(patch[:, :, 0], patch[:, :, 1]), patch[:, :, 2]).astype(np.float32)
+    white = cv2.GaussianBlur(white, (0, 0), 1.0)
+    reach = int(round(REFINE_REACH_MM * p))
+    d = 2  # step measured between points d px inside and d px outside
+    lines = []
+    for side in range(4):
+        # view the patch so that this side is the top edge, inside downwards
+        if side == 0:
+            v = white
+        elif side == 1:
+            v = np.rot90(white, 1)  # right side becomes top
+        elif side == 2:
+            v = white[::-1, ::-1]
+        else:
+            v = np.rot90(white, -1)  # left side becomes top
+        vh, vw = v.shape
+        edge = int(round(m * p))
+        length = vw - 2 * edge
+        xs = np.arange(edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2))
+        ys = np.arange(edge - reach, edge + reach + 1)
+        inside = v[np.clip(ys + d, 0, vh - 1)][:, xs]
+        outside = v[np.clip(ys - d, 0, vh - 1)][:, xs]
+        step = inside - outside
+        best = np.argmax(step, axis=0)
+        strength = step[best, np.arange(len(xs))]
+        good = strength >= 20.0
+        if good.sum() < 0.4 * len(xs):
+            return np.asarray(corners, np.float64)
+        xg, yg = xs[good].astype(np.float64), (ys[best[good]]).astype(np.float64)
+        # robust line y = a x + b: fit, keep the middle half by residual, fit again
+        a, b = np.polyfit(xg, yg, 1)
+        res = np.abs(yg - (a * xg + b))
+        keep = res <= np.percentile(res, 50) + 0.5
+        a, b = np.polyfit(xg[keep], yg[keep], 1)
+        # the line in this view's coordinates -> two points -> back to patch coordinates
+        pts = np.array([[xg.min(), a * xg.min() + b], [xg.max(), a * xg.max() + b]])
+        lines.append(_unview(pts, side, w, h))
+    crossings = [_cross(lines[k - 1], lines[k]) for k in range(4)]  # TL = left x top, ...
+    if any(c is None for c in crossings):
+        return np.asarray(corners, np.float64)
+    out_patch = np.array(crossings, np.float64)
+    if np.abs(out_patch - dst).max() > (REFINE_REACH_MM + 1.0) * p:
+        return np.asarray(corners, np.float64)
+    back = np.linalg.inv(warp)
+    return cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2)
+
+
+def _unview(pts: np.ndarray, side: int, w: int, h: int) -> np.ndarray:
+    """Points of a side's view (see refine_outline) back in patch coordinates."""
+    x, y = pts[:, 0], pts[:, 1]
+    if side == 0:
+        return np.stack([x, y], axis=1)
+    if side == 1:  # np.rot90(k=1): view[i, j] = patch[j, w-1-i]
+        return np.stack([w - 1 - y, x], axis=1)
+    if side == 2:
+        return np.stack([w - 1 - x, h - 1 - y], axis=1)
+    # np.rot90(k=-1): view[i, j] = patch[h-1-j, i]
+    return np.stack([y, h - 1 - x], axis=1)
+
+
+def _cross(l1: np.ndarray, l2: np.ndarray) -> tuple[float, float] | None:
+    (x1, y1), (x2, y2) = l1
+    (x3, y3), (x4, y4) = l2
+    den = (x1 - x2) * (y3 - y4) - (y1 - y2) * (x3 - x4)
+    if abs(den) < 1e-9:
+        return None
+    t = ((x1 - x3) * (y3 - y4) - (y1 - y3) * (x3 - x4)) / den
+    return (float(x1 + t * (x2 - x1)), float(y1 + t * (y2 - y1)))

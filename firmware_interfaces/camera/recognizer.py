@@ -32,7 +32,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration
 from calibration.templates import one_blas_thread, warp_card
-from firmware_interfaces.camera.finder import CardFinder
+from firmware_interfaces.camera.finder import CardFinder, refine_outline
 
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
@@ -78,7 +78,7 @@ class Recognizer:
         self.layout = layout
         self.threshold = threshold
         self.min_score = min_score
-        self.finder = CardFinder(calibration.table, layout, size_tolerance)
+        self.finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed)
 
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
@@ -93,6 +93,7 @@ class Recognizer:
         templates = self.calibration.templates
         model = templates.model
         reads = []
+        outlines = [refine_outline(frame, outlines[0], self.layout.card_mm)] + outlines
         for corners in outlines:
             card = warp_card(frame, corners)
             m = model.read(card)
@@ -112,8 +113,10 @@ class Recognizer:
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         readings = []
-        for outlines in self.finder.find_card_outlines(frame):
-            code, confidence, corners = self._read(frame, outlines)
+        for found in self.finder.find(frame):
+            code, confidence, corners = self._read(frame, found.outlines)
+            if found.fitted and code is None:
+                continue
             centre = self.finder.to_table(corners.mean(axis=0))
             slot = self.layout.slot_at(*centre)
             readings.append(CardReading(

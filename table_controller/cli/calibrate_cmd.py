@@ -88,6 +88,11 @@ def run_table(args: argparse.Namespace) -> int:
     else:
         plane = calibrate_from_markers(frame, layout)
     path = plane.save(args.out)
+    from calibration.layout import layout_source
+    from calibration.store import save_table_files
+    from firmware_interfaces.camera.finder import CardFinder
+
+    save_table_files(args.out, layout_source(args.layout), CardFinder(plane, layout).printed_structure(frame))
     result = {"table": str(path), "layout": layout.name, "rms_error_mm": round(plane.rms_error_mm, 3),
               "method": "points" if args.points else "markers"}
     print(json.dumps(result) if args.json else
@@ -106,6 +111,8 @@ def run_templates(args: argparse.Namespace) -> int:
         faces = _live_capture(args)
         source = f"live:{args.camera}"
     templates = CardTemplates(faces)
+    with progress_bar("learning the deck (views of every card)", 1) as step:
+        templates.fit_model(progress=step)
     with progress_bar("self-test", 52) as step:
         report = templates.self_test(progress=step)
     folder = templates.save(args.out)
@@ -113,8 +120,10 @@ def run_templates(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"templates": str(folder), "self_test": report}))
     else:
-        print(f"52 templates written to {folder}; self-test {report['correct']}/{report['cards']} "
-              f"({100 * report['accuracy']:.1f} %), weakest margin {report['min_margin']:.2f}")
+        print(f"52 templates and the deck model written to {folder.parent}; self-test "
+              f"{report['correct']}/{report['cards']} ({100 * report['accuracy']:.1f} %)")
+        for pair in report["pairs"]:
+            print(f"  cannot always tell {pair['cards'][0]} from {pair['cards'][1]}: {pair['why']}")
     return 0 if report["accuracy"] == 1.0 else 1
 
 

@@ -88,7 +88,8 @@ def run_recognize(args: argparse.Namespace) -> int:
     from firmware_interfaces.camera import Recognizer, load_calibration, load_layout
 
     cal = load_calibration(args.calibration)
-    layout = load_layout(args.layout or cal.table.layout_name or _no_layout(args.calibration))
+    layout = (load_layout(args.layout) if args.layout else cal.layout
+              or load_layout(cal.table.layout_name or _no_layout(args.calibration)))
     kwargs = {"threshold": args.threshold} if args.threshold is not None else {}
     rec = Recognizer(cal, layout, **kwargs)
     failures = 0
@@ -176,7 +177,13 @@ def run_simulate(args: argparse.Namespace) -> int:
     frames_dir.mkdir(parents=True, exist_ok=True)
     blank = cam.read()
     assert blank is not None
-    calibrate_from_markers(blank, layout).save(cal_dir)
+    plane = calibrate_from_markers(blank, layout)
+    plane.save(cal_dir)
+    from calibration.layout import layout_source
+    from calibration.store import save_table_files
+    from firmware_interfaces.camera.finder import CardFinder
+
+    save_table_files(cal_dir, layout_source(args.layout), CardFinder(plane, layout).printed_structure(blank))
     with progress_bar("templates", 52) as step:
         faces = {}
         for i, (code, face) in enumerate(deck.faces().items()):
