@@ -126,13 +126,19 @@ class DeckModel:
         return ModelReading(CODES[best], CODES[second], flipped, dist, margin,
                             dist <= self.max_distance and margin >= self.min_margin)
 
+    @property
+    def typical_distance(self) -> float:
+        """How far the farthest of nearly all held-out views of a card lay (99.5 %): a doubtful
+        read must lie nearer than this, a clear one within :attr:`max_distance`."""
+        return self.max_distance / DISTANCE_SLACK
+
     def why_confused(self, a: str, b: str) -> str:
         """Why two cards may be taken for each other: how far apart their pictures lie, in
         spreads of how views of one card vary (the limit needs about ``sqrt(max_distance)``)."""
         ia, ib = CODES.index(a), CODES.index(b)
         apart = float(np.sqrt(((self.means[ia] - self.means[ib]) ** 2).sum()))
         return (f"{a} and {b} lie {apart:.1f} spreads apart in the model (views of one card spread about "
-                f"{np.sqrt(self.max_distance / DISTANCE_SLACK):.1f}): their indexes and faces differ by "
+                f"{np.sqrt(self.typical_distance):.1f}): their indexes and faces differ by "
                 f"less than a camera's blur and noise hide")
 
     # -- fitting -----------------------------------------------------------------------

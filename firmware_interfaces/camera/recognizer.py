@@ -27,18 +27,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration
-from calibration.templates import one_blas_thread, warp_card
+from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.finder import CardFinder, refine_outline
 
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
 DEFAULT_THRESHOLD = 1.0
-#: A read this many times past the margin limit needs no second look from other outlines.
-SURE_MARGIN = 2.0
+#: A read this many times past the margin limit needs no second look.
+SURE_MARGIN = 3.0
 DEFAULT_MIN_SCORE = 0.65
 DEFAULT_MIN_Z = 1.5
 
@@ -86,30 +87,38 @@ class Recognizer:
             return self._recognize(frame)
 
     def _read(self, frame: np.ndarray, outlines: list[np.ndarray]) -> tuple[str | None, float, np.ndarray]:
-        """Read a card: the deck model decides, the templates' own read must agree, and a read
-        that is not sure is checked against the card's other outlines (from other masks): any
-        of them leaning to another code makes the card a no-read, because a read must not hang
-        on where the card's edge was cut. Returns (code or None, confidence, corners as read)."""
+        """Read a card; returns (code or None, confidence, corners as read).
+
+        The deck model reads the card from its refined outline and from the finder's own
+        outlines (other masks cut the card a little differently). A read far past the
+        model's margin limit (:data:`SURE_MARGIN`) on the refined outline stands. Otherwise
+        the card is looked at again around its most card-like outline, shifted and scaled a
+        little (:func:`_nudged`), and the view nearest to a card is read: it must be clear and
+        lie no farther from its card than nearly all views of the fit did, the templates' own read (a different method) must agree with it, and no outline may
+        have read another code clearly. Anything else is a no-read: a read must not hang on
+        where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
-        reads = []
+        limit = self.threshold * model.min_margin
         outlines = [refine_outline(frame, outlines[0], self.layout.card_mm)] + outlines
+        reads = []
         for corners in outlines:
+            m = model.read(warp_card(frame, corners))
+            reads.append((m, corners))
+            if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit:
+                return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
+        m0, c0 = min(reads, key=lambda r: r[0].distance)
+        tries = [(m0, warp_card(frame, c0), c0)]
+        for corners in _nudged(_as_read(c0, m0.flipped)):
             card = warp_card(frame, corners)
-            m = model.read(card)
-            as_read = np.roll(corners, 2, axis=0) if m.flipped else corners
-            ok = m.accepted and m.margin >= self.threshold * model.min_margin
-            if ok and m.margin >= SURE_MARGIN * self.threshold * model.min_margin:
-                return m.code, _confidence(m.margin, model.min_margin), as_read
-            # not sure: the templates' own read (a different method) must agree
-            ok = ok and templates.read(card).code == m.code
-            reads.append((m, ok, as_read))
-        accepted = [(m, c) for m, ok, c in reads if ok]
-        if not accepted or len({m.code for m, _, _ in reads if m.distance <= model.max_distance}) > 1:
-            m, _, c = min(reads, key=lambda r: r[0].distance)
-            return None, 0.0, c
-        m, c = max(accepted, key=lambda mc: mc[0].margin)
-        return m.code, _confidence(m.margin, model.min_margin), c
+            tries.append((model.read(card), card, corners))
+        m, card, corners = min(tries, key=lambda t: t[0].distance)
+        as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
+        clear_elsewhere = {r.code for r, _ in reads if r.accepted and r.margin >= limit}
+        if (m.accepted and m.margin >= limit and m.distance <= model.typical_distance and clear_elsewhere <= {m.code}
+                and templates.read(card).code == m.code):
+            return m.code, _confidence(m.margin, model.min_margin), as_read
+        return None, 0.0, as_read
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         readings = []
@@ -127,6 +136,31 @@ class Recognizer:
                 centre_mm=centre,
             ))
         return readings
+
+
+#: Second look at a doubtful card: shifts (share of the card's width / height) and scales.
+NUDGE_SHIFTS = (-0.035, 0.0, 0.035)
+NUDGE_SCALES = (0.97, 1.03)
+
+
+def _nudged(corners: np.ndarray) -> list[np.ndarray]:
+    """Outlines around ``corners`` (TL, TR, BR, BL), shifted and scaled in the card's own frame."""
+    w, h = CARD_SIZE
+    canon = canonical_corners().astype(np.float64)
+    to_image = cv2.getPerspectiveTransform(canon.astype(np.float32), np.asarray(corners, np.float32))
+    centre = canon.mean(axis=0)
+    out = []
+    for dx in NUDGE_SHIFTS:
+        for dy in NUDGE_SHIFTS:
+            if dx or dy:
+                out.append(canon + (dx * w, dy * h))
+    out += [centre + (canon - centre) * k for k in NUDGE_SCALES]
+    return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
+
+
+def _as_read(corners: np.ndarray, flipped: bool) -> np.ndarray:
+    """Corners in the order of the card as read (TL of its face first)."""
+    return np.roll(corners, 2, axis=0) if flipped else corners
 
 
 def _confidence(margin: float, min_margin: float) -> float:
