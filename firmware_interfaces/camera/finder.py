@@ -480,13 +480,13 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     p = REFINE_PX_PER_MM
     cw, ch = card_mm
     m = REFINE_REACH_MM + 2.0
-    w, h = int(round((cw + 2 * m) * p)), int(round((ch + 2 * m) * p))
+    w, h = round((cw + 2 * m) * p), round((ch + 2 * m) * p)
     dst = np.array([[m, m], [m + cw, m], [m + cw, m + ch], [m, m + ch]], np.float32) * p
     warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
     patch = cv2.warpPerspective(frame, warp, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     white = cv2.min(cv2.min(patch[:, :, 0], patch[:, :, 1]), patch[:, :, 2]).astype(np.float32)
     white = cv2.GaussianBlur(white, (0, 0), 1.0)
-    reach = int(round(REFINE_REACH_MM * p))
+    reach = round(REFINE_REACH_MM * p)
     d = 2  # step measured between points d px inside and d px outside
     lines = []
     for side in range(4):
@@ -500,7 +500,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         else:
             v = np.rot90(white, -1)  # left side becomes top
         vh, vw = v.shape
-        edge = int(round(m * p))
+        edge = round(m * p)
         length = vw - 2 * edge
         xs = np.arange(edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2))
         ys = np.arange(edge - reach, edge + reach + 1)
