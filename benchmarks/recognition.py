@@ -2,15 +2,30 @@
 
 For each installed deck design (real card art, see scripts/install-card-art.sh)
 it calibrates exactly as a studio would (templates from one image per card,
-table plane from the ArUco markers of an empty frame) and reads a generated
-test set of 1280x720 frames over the four games' layouts: 6 cards a frame,
-rotated, under perspective, blur, noise, glare, uneven light and JPEG; some
-frames add a card off every slot, some are empty. Timing is on one core:
-OpenCV and BLAS are limited to one thread and the ms are the thread's CPU
-time (so other work on a shared machine does not inflate them); the wall
-clock median is reported beside it.
+timed: ``calibration.templates.build_templates``, and apart the first read of
+a clean frame, which finishes any calibration left for first use; table plane
+from the ArUco markers of an empty frame) and reads a generated test set over the four games'
+layouts: 6 cards a frame, some frames with a card off every slot, some empty.
 
-    python benchmarks/recognition.py [--frames 150] [--decks svg-cards,kde-standard]
+* ``--hard`` (the default): randomised scenes (``DomainRandomisation``): five
+  felt colours, slot lines touching the cards, printed words, a rail, chips, a
+  hand's shadow, cards 56-64 mm wide, a pinhole camera tilted up to 25°, colour
+  casts, exposure ±1 stop, vignette, glare on the cards, blur, motion blur,
+  noise, JPEG, 1280x720 and 1920x1080 frames. Every card is also counted in
+  bands of the conditions it was drawn under (``bands``).
+* ``--classic``: today's ``Degradation`` at 1280x720 (1920x1080 for timing).
+* ``--special``: also frames with a face-down card, a card half under a hand
+  and a card cut by the frame edge: none of them may get a code.
+
+Each deck design is "tuned-on" (in :data:`TUNED_ON`, the designs the recogniser
+was developed against) or "held-out"; the accuracy targets are for held-out
+designs. Timing is on one core: OpenCV and BLAS are limited to one thread and
+the ms are the thread's CPU time of ``Recognizer.recognize`` (so other work on a
+shared machine does not inflate them), on frames with 6 cards, per frame size;
+the wall clock median is reported beside it. Progress goes to stderr.
+
+    python benchmarks/recognition.py [--frames 150] [--decks svg-cards,kde-dondorf]
+                                     [--hard | --classic] [--special] [--seed 7]
 """
 
 from __future__ import annotations
@@ -25,85 +40,284 @@ import json  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from calibration.layout import load_layout  # noqa: E402
+from calibration.layout import Layout, load_layout  # noqa: E402
 from calibration.store import Calibration  # noqa: E402
-from calibration.table import calibrate_from_markers  # noqa: E402
-from calibration.templates import CardTemplates, load_face_images  # noqa: E402
-from firmware_interfaces.camera.deck_art import available_decks, load_deck  # noqa: E402
+from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
+from calibration.templates import build_templates, load_face_images  # noqa: E402
+from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
 from firmware_interfaces.camera.recognizer import Recognizer  # noqa: E402
-from firmware_interfaces.camera.scenes import generate_test_set  # noqa: E402
-from firmware_interfaces.camera.scoring import Score  # noqa: E402
+from firmware_interfaces.camera.scenes import (  # noqa: E402
+    Degradation,
+    DomainRandomisation,
+    GeneratedFrame,
+    generate_test_set,
+)
+from firmware_interfaces.camera.scoring import Score, Tally, match  # noqa: E402
 
+#: Deck designs the recogniser was tuned on; every other design is held out.
+TUNED_ON = ("svg-cards", "kde-standard", "kde-nicu-white")
 GAMES = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
-TARGETS = {"read_rate": 0.995, "wrong_reads": 0, "phantom_cards": 0, "fps_6_cards": 30.0}
+TIMED_SIZES = ((1280, 720), (1920, 1080))
+#: Frames with 6 cards timed per frame size at least (extra, unscored frames if the test set has fewer).
+MIN_TIMED_FRAMES = 6
+TARGETS: dict[str, Any] = {
+    "read_rate": 0.995, "wrong_reads": 0, "phantom_cards": 0,
+    "fps_6_cards_1280x720": 30.0, "fps_6_cards_1920x1080": 15.0,
+    "special_cards_given_a_code": 0,
+    "applies_to": "held-out deck designs (speed: every design)",
+}
+#: A deck whose faces render smaller than this (px high), or off a card's aspect, is not
+#: benchmarked unless named with --decks: deck_art renders some KDE designs badly.
+MIN_FACE_PX = 150
+CARD_ASPECT = (1.3, 1.65)
 
 
-def templates_like_a_studio(deck) -> CardTemplates:  # type: ignore[no-untyped-def]
-    """Write one image per card named by code, then calibrate from that folder."""
+def progress(text: str) -> None:
+    """One progress line on stderr, overwritten by the next."""
+    print(f"\r{text:<60}", end="", file=sys.stderr, flush=True)
+
+
+def art_problems(deck: DeckArt) -> list[str]:
+    """What is wrong with a deck design's rendered faces, if anything."""
+    faces = deck.faces()
+    small = [c for c in CODES if faces[c].shape[0] < MIN_FACE_PX]
+    odd = [c for c in CODES if not CARD_ASPECT[0] <= faces[c].shape[0] / faces[c].shape[1] <= CARD_ASPECT[1]]
+    problems = []
+    if small:
+        problems.append(f"{len(small)} face(s) render below {MIN_FACE_PX} px high: {' '.join(small[:8])}")
+    if odd:
+        problems.append(f"{len(odd)} face(s) are not card-shaped (height/width outside {CARD_ASPECT}): "
+                        f"{' '.join(odd[:8])}")
+    return problems
+
+
+def calibrate_like_a_studio(deck: DeckArt) -> tuple[object, float, float]:
+    """Write one image per card named by code, read them back like a studio's photos, and
+    time ``build_templates`` on them: (templates, wall seconds, CPU seconds of the process)."""
     with tempfile.TemporaryDirectory() as tmp:
         for code, face in deck.faces().items():
             cv2.imwrite(str(Path(tmp) / f"{code}.png"), face)
-        return CardTemplates(load_face_images(Path(tmp)))
+        faces = load_face_images(Path(tmp))
+    t0, c0 = time.perf_counter(), time.process_time()
+    templates = build_templates(faces)
+    return templates, time.perf_counter() - t0, time.process_time() - c0
 
 
-def bench_deck(name: str, frames: int, seed: int) -> dict:  # type: ignore[type-arg]
-    deck = load_deck(name)
-    templates = templates_like_a_studio(deck)
+def _size(tf: GeneratedFrame) -> str:
+    h, w = tf.scene.image.shape[:2]
+    return f"{w}x{h}"
+
+
+def _timing(ms: list[float], wall: list[float], source: str) -> dict[str, object]:
+    if not ms:
+        return {"frames_timed": 0}
+    med = float(np.median(ms))
+    return {"frames_timed": len(ms), "timed_on": source, "ms_median": round(med, 2),
+            "ms_p95": round(float(np.percentile(ms, 95)), 2), "wall_ms_median": round(float(np.median(wall)), 2),
+            "fps": round(1000 / med, 1) if med > 0 else None}
+
+
+def _recognizer(tf: GeneratedFrame, templates: object) -> Recognizer:
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    return Recognizer(Calibration(plane, templates), tf.layout)  # type: ignore[arg-type]
+
+
+def _timed_read(rec: Recognizer, image: np.ndarray) -> tuple[list, float, float]:  # type: ignore[type-arg]
+    t0, c0 = time.perf_counter(), time.thread_time()
+    readings = rec.recognize(image)
+    return readings, (time.thread_time() - c0) * 1000, (time.perf_counter() - t0) * 1000
+
+
+def scene_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int, hard: bool,
+             size: tuple[int, int] | None = None, special: bool = False) -> list[GeneratedFrame]:
+    """The frames to read: randomised (``hard``, ``special`` adds the special cards) or classic;
+    ``size`` fixes the frame size (for timing)."""
+    if hard or special:
+        r = DomainRandomisation.with_special_cards() if special else DomainRandomisation()
+        if size is not None:
+            r = replace(r, frame_sizes=(size,))
+        return generate_test_set(deck, layouts, frames, seed=seed, randomise=r)
+    return generate_test_set(deck, layouts, frames, seed=seed, degradation=Degradation(),
+                             frame_size=size or (1280, 720))
+
+
+def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
+               special: bool) -> dict[str, object]:
+    """Calibrate for one deck design, read its test set and report counts, bands, timing."""
+    design = "tuned-on" if name in TUNED_ON else "held-out"
+    progress(f"{name}: calibrating")
+    templates, cal_s, cal_cpu_s = calibrate_like_a_studio(deck)
     layouts = [load_layout(g) for g in GAMES]
     score = Score()
-    ms_six: list[float] = []
     ms_all: list[float] = []
-    wall: list[float] = []
-    for i, tf in enumerate(generate_test_set(deck, layouts, frames, seed=seed)):
-        plane = calibrate_from_markers(tf.empty, tf.layout)
-        rec = Recognizer(Calibration(plane, templates), tf.layout)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        readings = rec.recognize(tf.scene.image)
-        wall.append((time.perf_counter() - t0) * 1000)
-        ms = (time.thread_time() - c0) * 1000
+    timed: dict[str, tuple[list[float], list[float]]] = {f"{w}x{h}": ([], []) for w, h in TIMED_SIZES}
+    plane_failures: list[str] = []
+    t_gen = time.perf_counter()
+    frames_set = scene_set(deck, layouts, frames, seed, hard)
+    gen_s = time.perf_counter() - t_gen
+    # the first read may finish a calibration that build_templates left for later (a model
+    # fitted on first use): time it apart, on a clean frame with cards, and keep it out of
+    # the per-frame figures
+    progress(f"{name}: first read")
+    clean = generate_test_set(deck, layouts[:1], 1, seed=seed, off_layout_every=0, degradation=Degradation.mild())[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    _recognizer(clean, templates).recognize(clean.scene.image)
+    first_s, first_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    for i, tf in enumerate(frames_set):
+        progress(f"{name}: frame {i + 1}/{frames}")
+        try:
+            rec = _recognizer(tf, templates)
+        except CalibrationError as e:
+            plane_failures.append(f"{name}#{i}: {e}")
+            continue
+        readings, ms, wall = _timed_read(rec, tf.scene.image)
         ms_all.append(ms)
-        if len(tf.scene.cards) == 6:
-            ms_six.append(ms)
-        score.add(tf.scene.cards, readings, f"{name}#{i}")
-    result = score.to_dict()
+        if len(tf.scene.cards) == 6 and _size(tf) in timed:
+            timed[_size(tf)][0].append(ms)
+            timed[_size(tf)][1].append(wall)
+        score.add(tf.scene.cards, readings, f"{name}#{i}", conditions=tf.scene.meta.get("conditions"))
+    timing = {}
+    for w, h in TIMED_SIZES:
+        key = f"{w}x{h}"
+        size_ms, size_wall = timed[key]
+        source = "scored frames"
+        if len(size_ms) < MIN_TIMED_FRAMES:  # the test set has too few frames of this size: time extra ones
+            source = "scored frames + extra frames" if size_ms else "extra frames"
+            extra = scene_set(deck, layouts, 2 * MIN_TIMED_FRAMES, seed + 1000 + w, hard, (w, h))
+            for j, tf in enumerate(extra):
+                if len(size_ms) >= MIN_TIMED_FRAMES:
+                    break
+                if len(tf.scene.cards) != 6:
+                    continue
+                progress(f"{name}: timing {key} {j + 1}")
+                _, t_ms, t_wall = _timed_read(_recognizer(tf, templates), tf.scene.image)
+                size_ms.append(t_ms)
+                size_wall.append(t_wall)
+        timing[key] = _timing(size_ms, size_wall, source)
+    result: dict[str, object] = {"design": design}
+    result.update(score.to_dict())
     result.update({
         "frames": frames,
-        "ms_per_frame_median": round(float(np.median(ms_all)), 2),
-        "wall_ms_per_frame_median": round(float(np.median(wall)), 2),
-        "ms_per_frame_p95": round(float(np.percentile(ms_all, 95)), 2),
-        "ms_6_cards_median": round(float(np.median(ms_six)), 2) if ms_six else None,
-        "fps_6_cards": round(1000 / float(np.median(ms_six)), 1) if ms_six else None,
-        "self_test_accuracy": templates.self_test(trials=2)["accuracy"],
-        "examples_of_errors": score.errors[:8],
+        "plane_calibration_failures": plane_failures,
+        "ms_per_frame_median": round(float(np.median(ms_all)), 2) if ms_all else None,
+        "ms_6_cards": timing,
+        "calibration_s": round(cal_s, 3),
+        "calibration_cpu_s": round(cal_cpu_s, 3),
+        "first_read_s": round(first_s, 3),
+        "first_read_cpu_s": round(first_cpu_s, 3),
+        "scene_generation_s_per_frame": round(gen_s / max(1, frames), 3),
     })
-    result["targets_met"] = bool(
-        result["read_rate"] >= TARGETS["read_rate"] and result["wrong_reads"] == 0
-        and result["phantom_cards"] == 0 and (result["fps_6_cards"] or 0) >= TARGETS["fps_6_cards"]
-    )
+    self_test = getattr(templates, "self_test", None)
+    if callable(self_test):
+        result["self_test_accuracy"] = self_test(trials=2)["accuracy"]
+    result["examples_of_errors"] = score.errors[:8]
+    if special:
+        result["special"] = bench_special(name, deck, templates, layouts, frames, seed + 1)
+    fps720 = float(timing["1280x720"].get("fps") or 0)  # type: ignore[arg-type]
+    fps1080 = float(timing["1920x1080"].get("fps") or 0)  # type: ignore[arg-type]
+    accuracy_met = bool(score.read_rate >= TARGETS["read_rate"] and score.wrong == 0 and score.phantom == 0)
+    speed_met = bool(fps720 >= TARGETS["fps_6_cards_1280x720"] and fps1080 >= TARGETS["fps_6_cards_1920x1080"])
+    result["targets_met"] = {"accuracy": accuracy_met, "speed": speed_met}
+    if special:
+        result["targets_met"]["special"] = result["special"]["given_a_code"] == 0  # type: ignore[index]
+    progress("")
+    print("\r", end="", file=sys.stderr)
     return result
+
+
+def bench_special(name: str, deck: DeckArt, templates: object, layouts: list[Layout], frames: int,
+                  seed: int) -> dict[str, object]:
+    """Frames with a face-down card, a card half under a hand and one cut by the frame edge:
+    how many of them got a code (must be 0), by kind; the other cards of those frames apart."""
+    kinds: dict[str, Tally] = {}
+    others = Score()
+    examples: list[str] = []
+    for i, tf in enumerate(scene_set(deck, layouts, frames, seed, hard=True, special=True)):
+        progress(f"{name}: special frame {i + 1}/{frames}")
+        try:
+            readings = _recognizer(tf, templates).recognize(tf.scene.image)
+        except CalibrationError:
+            continue
+        outcomes, _ = match(tf.scene.cards, readings)
+        for t, outcome, r in outcomes:
+            if t.code is None:
+                kind = str(t.conditions.get("kind", "?"))
+                kinds.setdefault(kind, Tally()).count(outcome)
+                if outcome == "wrong" and r is not None and len(examples) < 8:
+                    examples.append(f"{name}#{i} {kind} card at {t.slot} given code {r.code}")
+        on_special = {id(r) for t, _, r in outcomes if t.code is None and r is not None}
+        others.add([t for t in tf.scene.cards if t.code is not None],
+                   [r for r in readings if id(r) not in on_special], f"{name}#{i}")
+    by_kind = {kind: {"cards": t.cards, "given_a_code": t.wrong, "no_read": t.correct_no_read, "not_found": t.missed}
+               for kind, t in sorted(kinds.items())}
+    return {
+        "frames": frames,
+        "cards": sum(t.cards for t in kinds.values()),
+        "given_a_code": sum(t.wrong for t in kinds.values()),
+        "by_kind": by_kind,
+        "other_cards_in_these_frames": {k: v for k, v in others.to_dict().items() if k != "bands"},
+        "examples": examples + [e for e in others.errors if " WRONG " in e or " PHANTOM " in e][:8],
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=150, help="frames per deck design (default 150)")
-    parser.add_argument("--decks", help="comma-separated deck designs (default: every one installed)")
+    parser.add_argument("--decks", help="comma-separated deck designs (default: every one installed whose art "
+                                        "renders well)")
     parser.add_argument("--seed", type=int, default=7)
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--hard", dest="hard", action="store_true", default=True,
+                      help="randomised scenes (domain randomisation; the default)")
+    kind.add_argument("--classic", dest="hard", action="store_false", help="today's Degradation scenes")
+    parser.add_argument("--special", action="store_true",
+                        help="also frames with face-down, half-covered and cut cards: none may get a code")
+    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    decks = args.decks.split(",") if args.decks else available_decks()
-    if len(decks) < 1:
+    named = args.decks.split(",") if args.decks else None
+    names = named or available_decks()
+    if not names:
         print(json.dumps({"benchmark": "recognition", "error": "no card art: run scripts/install-card-art.sh"}))
         return 1
-    out = {"benchmark": "recognition", "frame": "1280x720", "cores": 1, "targets": TARGETS,
-           "decks": {name: bench_deck(name, args.frames, args.seed) for name in decks}}
-    out["all_targets_met"] = all(d["targets_met"] for d in out["decks"].values())
+    out: dict[str, object] = {
+        "benchmark": "recognition", "scenes": "hard" if args.hard else "classic", "special": args.special,
+        "frame_sizes": ["1280x720", "1920x1080"] if args.hard else ["1280x720"], "cores": 1,
+        "seed": args.seed, "targets": TARGETS, "tuned_on": list(TUNED_ON),
+    }
+    decks: dict[str, object] = {}
+    skipped: dict[str, object] = {}
+    for name in names:
+        progress(f"{name}: loading art")
+        try:
+            deck = load_deck(name)
+            problems = art_problems(deck)
+        except Exception as e:  # a deck that will not render is reported, not fatal  # noqa: BLE001
+            skipped[name] = f"{type(e).__name__}: {e}"
+            continue
+        if problems and named is None:
+            skipped[name] = problems
+            continue
+        result = bench_deck(name, deck, args.frames, args.seed, args.hard, args.special)
+        if problems:
+            result["art_problems"] = problems
+        decks[name] = result
+        print(f"{name}: read rate {result['read_rate']}, wrong {result['wrong_reads']}, "
+              f"phantom {result['phantom_cards']}", file=sys.stderr)
+    out["decks"] = decks
+    out["skipped_decks"] = skipped
+    held_out = [d for d in decks.values() if d["design"] == "held-out"]  # type: ignore[index]
+    out["held_out_targets_met"] = bool(held_out) and all(
+        all(d["targets_met"].values()) for d in held_out)  # type: ignore[index]
     print(json.dumps(out, indent=2))
     return 0
 

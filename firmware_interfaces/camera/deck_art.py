@@ -160,6 +160,21 @@ KNOWN_DECKS: dict[str, tuple[str, str]] = {
     "svg-cards": ("png-dir", "node_modules/svg-cards/png/2x"),
     "kde-standard": ("kde-svg", "svg-standard/standard.svgz"),
     "kde-nicu-white": ("kde-svg", "svg-nicu-white/white.svgz"),
+    # the other installed KDE designs that this renderer draws as cards. Left out: svg-xskat-german
+    # (German suits), svg-konqi-modern and svg-xskat-french (rsvg-convert refuses them: "the SVG
+    # has no dimensions"), svg-future (its card ids name other pictures). Some of these render a few
+    # faces at a low resolution: benchmarks/recognition.py checks the art before using a deck.
+    "kde-ancient-egyptians": ("kde-svg", "svg-ancient-egyptians/Ancient_Egyptians.svgz"),
+    "kde-dondorf": ("kde-svg", "svg-dondorf/dondorf.svgz"),
+    "kde-gm-paris": ("kde-svg", "svg-gm-paris/paris.svgz"),
+    "kde-jolly-royal": ("kde-svg", "svg-jolly-royal/jolly-royal.svgz"),
+    "kde-nicu-ornamental": ("kde-svg", "svg-nicu-ornamental/ornamental.svgz"),
+    "kde-oxygen": ("kde-svg", "svg-oxygen/oxygen.svgz"),
+    "kde-oxygen-air": ("kde-svg", "svg-oxygen-air/oxygen-air.svgz"),
+    "kde-oxygen-white": ("kde-svg", "svg-oxygen-white/oxygen-white.svgz"),
+    "kde-penguins": ("kde-svg", "svg-penguins/penguins.svgz"),
+    "kde-tigullio-international": (
+        "kde-svg", "svg-tigullio-international/tigullio-international.svgz"),
 }
 
 
