@@ -59,6 +59,7 @@ SPLIT_DROPS = (20, 35, 50, 70)
 #: at least this many top-down pixels, is print (see CardFinder.printed_structure).
 PRINT_STEP = 35
 PRINT_MIN_PX = 30
+BODY_MM = 15.0
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -128,6 +129,8 @@ class CardFinder:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
+        body = max(3, round(BODY_MM * s) | 1)
+        self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
         card_w, card_h = layout.card_mm
         self._card_px = (card_w * s, card_h * s)
         self._min_px_area = 0.3 * card_w * card_h * s * s
@@ -150,8 +153,9 @@ class CardFinder:
         the empty table: a top-down mask for :class:`CardFinder` (``printed=``), stored by
         ``calibrate table`` as ``printed.png``. Print is what stands out of the felt's own
         texture (by :data:`PRINT_STEP` or three times the texture's spread) in whiteness
-        or colour, in pieces of at least :data:`PRINT_MIN_PX` pixels; grown by a pixel for
-        the camera's own jitter."""
+        or colour, in pieces of at least :data:`PRINT_MIN_PX` pixels, less what is as thick as
+        a card's body (:data:`BODY_MM`: a card left on the table is not print); grown by a
+        pixel for the camera's own jitter."""
         table = self.top_down(empty)
         tw, th = self._size
         small = cv2.resize(table, (max(1, tw // 4), max(1, th // 4)), interpolation=cv2.INTER_AREA)
@@ -167,6 +171,25 @@ class CardFinder:
         keep = np.zeros(n, np.uint8)
         keep[1:] = (stats[1:, cv2.CC_STAT_AREA] >= PRINT_MIN_PX) * 255
         printed = keep[labels]
+        # a card left on the table at calibration is not print: where paper as wide as a
+        # card's body lies (paper against the felt's darkest, opened by BODY_MM), nothing is
+        small_white = cv2.resize(white.astype(np.uint8), (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA)
+        darkest = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
+        paper = cv2.subtract(white.astype(np.uint8), cv2.resize(darkest, (tw, th), interpolation=cv2.INTER_LINEAR))
+        solid = cv2.threshold(paper, PAPER_STEPS[2], 255, cv2.THRESH_BINARY)[1]
+        wide_felt = cv2.resize(cv2.medianBlur(cv2.resize(table, (max(1, tw // 8), max(1, th // 8)),
+                                                         interpolation=cv2.INTER_AREA), 15), (tw, th))
+        colour = cv2.absdiff(table, wide_felt).max(axis=2)
+        solid = cv2.bitwise_or(solid, cv2.threshold(colour, FELT_DISTANCES[1], 255, cv2.THRESH_BINARY)[1])
+        # fill a court card's picture inside its border, but not the felt inside a printed
+        # slot outline: a filled piece counts only if it was mostly solid to begin with
+        filled = _fill_holes(solid)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
+        solid_area = np.bincount(labels.ravel(), weights=(solid > 0).ravel(), minlength=n)
+        keep = np.zeros(n, np.uint8)
+        keep[1:] = (solid_area[1:] >= 0.5 * stats[1:, cv2.CC_STAT_AREA]) * 255
+        bodies = cv2.morphologyEx(keep[labels], cv2.MORPH_OPEN, self._body_kernel)
+        printed = cv2.bitwise_and(printed, cv2.bitwise_not(cv2.dilate(bodies, self._bridge_kernel)))
         return cv2.dilate(printed, np.ones((3, 3), np.uint8))
 
     def top_down(self, frame: np.ndarray) -> np.ndarray:

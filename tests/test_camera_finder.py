@@ -1,0 +1,109 @@
+"""Finding and reading cards in randomised scenes: printed lines under and beside cards, the
+print mask from the empty felt, and the cards no reader may name."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from cardart import deck_or_skip, templates_for
+
+from calibration.layout import load_layout
+from calibration.store import Calibration
+from calibration.table import calibrate_from_markers
+from firmware_interfaces.camera.finder import CardFinder
+from firmware_interfaces.camera.recognizer import Recognizer
+from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
+from firmware_interfaces.camera.scoring import Score
+
+LAYOUTS = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
+
+
+def _frames(n: int, seed: int, deck: str = "svg-cards", **ranges: object) -> list[GeneratedFrame]:
+    r = DomainRandomisation(**ranges)  # type: ignore[arg-type]
+    return generate_test_set(deck_or_skip(deck), [load_layout(g) for g in LAYOUTS], n, seed=seed, randomise=r)
+
+
+def _recognizer(tf: GeneratedFrame, deck: str = "svg-cards", printed: bool = True) -> Recognizer:
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    mask = CardFinder(plane, tf.layout).printed_structure(tf.empty) if printed else None
+    return Recognizer(Calibration(plane, templates_for(deck), printed=mask), tf.layout)
+
+
+def _corner_error(a: np.ndarray, b: np.ndarray) -> float:
+    return float(min(np.abs(np.roll(a, k, axis=0) - b).max() for k in (0, 2)))
+
+
+@functools.cache
+def _lines_under_cards() -> tuple[GeneratedFrame, ...]:
+    """Slot outlines drawn right at the cards' edges, cards pushed off-centre over them,
+    in a camera's fair light (so that only the print makes them hard)."""
+    return tuple(_frames(8, seed=21, slot_pad_mm=(0.3, 0.8), line_mm=(2.0, 2.5), offset_mm=6.0,
+                         glare_spots=(0, 0), glare_on_card_chance=0.0, motion_blur_chance=0.0,
+                         blur_sigma=(0.4, 0.8), noise_sigma=(1.0, 2.0), jpeg_quality=(85, 95),
+                         hand_shadow_chance=0.0, exposure_stops=(0.0, 0.0)))
+
+
+def test_a_card_lying_over_its_printed_slot_line_is_found_whole_and_read() -> None:
+    score, errors = Score(), []
+    for i, tf in enumerate(_lines_under_cards()):
+        rec = _recognizer(tf)
+        readings = rec.recognize(tf.scene.image)
+        score.add(tf.scene.cards, readings, f"frame {i}")
+        for t in tf.scene.cards:
+            truth = np.array(t.corners)
+            near = [r for r in readings if np.hypot(*(np.mean(r.corners, axis=0) - truth.mean(axis=0))) < 25]
+            if near:
+                errors.append(_corner_error(np.array(near[0].corners), truth))
+    assert (score.wrong, score.phantom) == (0, 0), score.errors
+    # measured here: 45-46 of 50 read, 0-1 missed (a court card over a line); the bar guards that
+    assert score.missed <= 1 and score.read_rate >= 0.88, score.errors
+    assert float(np.median(errors)) < 3.5, "outlines are not on the cards' own edges (measured: 2.8 px)"
+
+
+def test_a_card_left_on_the_table_at_calibration_is_not_taken_for_print() -> None:
+    tf = _lines_under_cards()[0]
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    finder = CardFinder(plane, tf.layout)
+    from_empty = finder.printed_structure(tf.empty) > 0
+    with_cards = finder.printed_structure(tf.scene.image) > 0
+    extra = with_cards & ~from_empty
+    card_area = tf.layout.card_mm[0] * tf.layout.card_mm[1]
+    # at most the cards' thin edges and ink: less than one card's area for all six
+    assert extra.sum() < card_area
+    for t in tf.scene.cards:
+        x, y = (int(v) for v in t.centre_mm)
+        middle = with_cards[y - 15 : y + 15, x - 10 : x + 10]
+        assert middle.mean() < 0.2, f"the middle of {t.code} was taken for print"
+    assert from_empty.sum() > 0
+
+
+def test_hard_empty_tables_show_no_card() -> None:
+    frames = _frames(10, seed=31, deck="kde-standard", chips=(2, 5), words_chance=1.0, hand_shadow_chance=0.5)
+    for tf in frames:
+        rec = _recognizer(tf, "kde-standard")
+        assert rec.recognize(tf.empty) == [], "a card was reported on an empty table"
+
+
+def test_face_down_half_covered_and_cut_cards_are_never_named() -> None:
+    frames = _frames(12, seed=41, face_down_cards=1, occluded_cards=1, cut_cards=1)
+    named = []
+    for i, tf in enumerate(frames):
+        readings = _recognizer(tf).recognize(tf.scene.image)
+        for t in tf.scene.cards:
+            if t.code is not None:
+                continue
+            truth = np.array(t.corners)
+            for r in readings:
+                if r.code is not None and np.hypot(*(np.mean(r.corners, axis=0) - truth.mean(axis=0))) < 30:
+                    named.append(f"frame {i}: {t.conditions.get('kind')} card read as {r.code}")
+    assert named == []
+
+
+def test_hard_scenes_are_read_with_no_wrong_read_and_no_phantom() -> None:
+    score = Score()
+    for i, tf in enumerate(_frames(16, seed=51)):
+        score.add(tf.scene.cards, _recognizer(tf).recognize(tf.scene.image), f"frame {i}",
+                  conditions=tf.scene.meta.get("conditions"))
+    assert (score.wrong, score.phantom) == (0, 0), score.errors
+    assert score.read_rate >= 0.85, score.errors

@@ -1,0 +1,70 @@
+"""The deck model learned at calibration: it reads its own deck under a camera's faults,
+refuses what is not one of its cards, and says which cards it cannot tell apart."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.augment import FAIR_DAY, random_view
+from calibration.deck_model import MODEL_VERSION, DeckModel, faces_digest
+from calibration.templates import CardTemplates
+from table_controller.rules.cards import CODES
+from tests.cardart import deck_or_skip, templates_for
+
+
+def test_held_out_views_are_read_and_none_is_read_wrong() -> None:
+    model = templates_for("kde-standard").model
+    assert model.report["held_out_wrong_accepted"] == 0
+    assert model.report["held_out_read"] >= 0.9
+    rng = np.random.default_rng(11)
+    faces = deck_or_skip("kde-standard").faces()
+    reads = [(code, model.read(random_view(faces[code], rng, FAIR_DAY))) for code in CODES for _ in range(2)]
+    assert all(r.code == code for code, r in reads if r.accepted)
+    assert sum(r.accepted for _, r in reads) >= 0.97 * len(reads)
+
+
+def test_a_card_back_a_blank_card_and_another_deck_are_never_read_as_a_card() -> None:
+    model = templates_for("svg-cards").model
+    rng = np.random.default_rng(5)
+    back = deck_or_skip("svg-cards").back()
+    blank = np.full((360, 250, 3), 235, np.uint8)
+    others = [deck_or_skip("kde-standard").face(c) for c in ("QS", "KH", "5D", "AC", "JD")]
+    strangers = [back] * 40 + [blank] * 20 + others * 4
+    reads = [model.read(random_view(img, rng)) for img in strangers]
+    assert not any(r.accepted for r in reads[:60]), "a back or a blank card was read as a card"
+    # another deck's faces may share the index, so a read of them must at least be the right code
+    other_codes = [c for c in ("QS", "KH", "5D", "AC", "JD")] * 4
+    assert all(r.code == c for r, c in zip(reads[60:], other_codes) if r.accepted)
+
+
+def test_two_cards_with_the_same_picture_are_named_by_the_self_test() -> None:
+    faces = dict(deck_or_skip("kde-standard").faces())
+    faces["AS"] = faces["AC"].copy()  # a misprinted deck: the ace of spades shows clubs
+    model = DeckModel.fit(faces, fit_views=20, held_out_views=10)
+    report = CardTemplates(faces, model).self_test(trials=3)
+    assert report["accuracy"] < 1.0
+    assert ["AC", "AS"] in [p["cards"] for p in report["pairs"]]
+    assert all(set(p["cards"]) <= {"AC", "AS"} for p in report["pairs"] if p["misses"] > 1)
+    assert "AC and AS" in next(p["why"] for p in report["pairs"] if p["cards"] == ["AC", "AS"])
+
+
+def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    model = templates_for("svg-cards").model
+    path = tmp_path / "deck_model.npz"
+    model.save(path)
+    again = DeckModel.load(path)
+    assert again is not None and again.min_margin == model.min_margin
+    assert np.array_equal(again.projection, model.projection)
+    stale = tmp_path / "old.npz"
+    np.savez(stale, version=MODEL_VERSION - 1, projection=model.projection)
+    assert DeckModel.load(stale) is None
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    assert DeckModel.load(tmp_path / "junk.npz") is None
+
+
+def test_a_cached_model_belongs_to_exactly_those_faces() -> None:
+    faces = deck_or_skip("svg-cards").faces()
+    changed = dict(faces)
+    changed["QD"] = np.ascontiguousarray(faces["QD"][::-1])
+    assert faces_digest(faces) == faces_digest(dict(faces))
+    assert faces_digest(faces) != faces_digest(changed)
