@@ -53,8 +53,8 @@ from calibration.layout import Layout, load_layout  # noqa: E402
 from calibration.store import Calibration  # noqa: E402
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from calibration.templates import build_templates, load_face_images  # noqa: E402
-from firmware_interfaces.camera.finder import CardFinder  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
+from firmware_interfaces.camera.finder import CardFinder  # noqa: E402
 from firmware_interfaces.camera.recognizer import Recognizer  # noqa: E402
 from firmware_interfaces.camera.scenes import (  # noqa: E402
     Degradation,
