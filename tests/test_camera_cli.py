@@ -117,3 +117,51 @@ def test_record_saves_numbered_frames_until_the_camera_stops(sim: Path, tmp_path
     assert main(["camera", "record", "--camera", f"files:{sim / 'frames'}", "--frames", "3", "--out", str(out)]) == 1
     assert sorted(p.name for p in out.iterdir()) == ["frame_0000.png", "frame_0001.png"]
     assert "gave no frame after 2 frame(s)" in capsys.readouterr().err
+
+
+def test_a_custom_layout_without_markers_calibrated_from_four_points_is_kept_with_the_calibration(
+        sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Found by the independent scene harness: `calibrate table --layout FILE` kept only the
+    layout's name, so `camera recognize` refused it, or silently used a shipped layout of the
+    same name; and a layout had to name markers even when calibrated from clicked points."""
+    from calibration.layout import load_layout
+
+    shipped = load_layout("baccarat")
+    slots = "\n".join(f"{s.name} = [{s.x}, {s.y}, {s.w}, {s.h}]" for s in shipped.slots) + "\nspare1 = [420, 10, 60, 60]"
+    own = tmp_path / "studio-table.toml"
+    own.write_text(f'name = "baccarat"\ntable_mm = [{shipped.width_mm}, {shipped.height_mm}]\n'
+                   f'card_mm = [63, 88]\n[slots]\n{slots}\n', encoding="utf-8")
+    assert load_layout(own).markers.ids == ()
+    frames = sorted((sim / "frames").glob("*.jpg"))
+    cal_sim = json.loads((sim / "calibration" / "table.json").read_text())
+    import numpy as np
+
+    to_image = np.linalg.inv(np.array(cal_sim["image_to_table"]))
+    corners = cv2.perspectiveTransform(np.array(shipped.outline_mm, np.float64).reshape(-1, 1, 2), to_image)
+    points = [f"{x:.1f},{y:.1f}" for x, y in corners.reshape(-1, 2)]
+    cal = tmp_path / "cal"
+    assert main(["calibrate", "table", "--image", str(frames[0]), "--layout", str(own), "--points", *points,
+                 "--out", str(cal), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "points"
+    assert (cal / "layout.toml").read_text(encoding="utf-8") == own.read_text(encoding="utf-8")
+    assert (cal / "printed.png").exists()
+    for name in ("templates", "deck_model.npz"):
+        src = sim / "calibration" / name
+        if src.is_dir():
+            import shutil
+
+            shutil.copytree(src, cal / name)
+        else:
+            (cal / name).write_bytes(src.read_bytes())
+    # the layout now lives in the calibration: no --layout needed, and it is ours, not the shipped one
+    from calibration.store import load_calibration
+
+    kept = load_calibration(cal).layout
+    assert kept is not None and "spare1" in [s.name for s in kept.slots]
+    assert main(["camera", "recognize", "--calibration", str(cal), str(frames[1]), "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    truth = [json.loads(line) for line in (sim / "truth.jsonl").read_text().splitlines()][1]["cards"]
+    assert sorted((c["position"], c["code"]) for c in cards) == sorted((c["position"], c["code"]) for c in truth)
+    # markers cannot calibrate a layout that has none: a clear refusal, not a crash
+    assert main(["calibrate", "table", "--image", str(frames[0]), "--layout", str(own), "--out", str(cal)]) == 2
+    assert "no markers" in capsys.readouterr().err
