@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def simulated_camera(
     game_id: str, deck_name: str = "svg-cards", seed: int | None = None, reuse_frames: int = 3
 ) -> tuple[Any, Any]:
     """(SimulatedCamera, Calibration): table plane from the markers of an empty frame,
-    templates from the deck design's own faces. An unchanged layout is rendered afresh
+    templates and the deck model from the deck design's own faces (the model is fitted once
+    per machine, about 20 s, then cached), the print from the empty felt. An unchanged layout is rendered afresh
     every ``reuse_frames + 1`` frames (see :class:`SimulatedCamera`)."""
     from calibration.layout import load_layout
     from calibration.store import Calibration
     from calibration.table import calibrate_from_markers
     from calibration.templates import CardTemplates
     from firmware_interfaces.camera.deck_art import load_deck
+    from firmware_interfaces.camera.finder import CardFinder
     from firmware_interfaces.camera.simulated import SimulatedCamera
 
     layout = load_layout(game_id)
     deck = load_deck(deck_name)
     camera = SimulatedCamera(layout, deck, seed=seed, reuse_frames=reuse_frames)
-    calibration = Calibration(calibrate_from_markers(camera.read(), layout), CardTemplates(deck.faces()))
-    return camera, calibration
+    empty = camera.read()
+    plane = calibrate_from_markers(empty, layout)
+    templates = CardTemplates(deck.faces())
+    started = time.monotonic()
+    log.info("camera: learning deck %s (about 20 s the first time on this machine)", deck_name)
+    templates.fit_model()
+    log.info("camera: deck model for %s ready in %.1f s", deck_name, time.monotonic() - started)
+    printed = CardFinder(plane, layout).printed_structure(empty)
+    return camera, Calibration(plane, templates, printed=printed)
 
 
 def slot_for(camera: Any, position: str, index: int) -> str:
