@@ -1,24 +1,14 @@
 """Find and read every card on the table in one camera frame.
 
-1. *Find*: inside the table outline (corner markers left out), threshold the
-   "whiteness" of the frame (the darkest of the three colour channels: card
-   paper is bright in all three, coloured felt is not) at four levels, and
-   its distance from the local felt colour at two, so that a card under a
-   shadow, next to glare or with a dark court picture is cut out at some
-   level. Every outer contour is mapped to table millimetres through the
-   calibration and kept only if it is a card there: a rectangle of the
-   layout's card size (±15 %), filled (convex hull >= 88 % of the rectangle,
-   the contour itself >= 30 %: a court card's thin border may break where
-   the picture meets it), whose border steps up in whiteness from the felt
-   around it (:data:`PAPER_CONTRAST`: pools of light have no such step).
-2. *Read*: warp each card upright from the frame itself (full resolution) and
-   read it against the studio's templates
-   (:class:`calibration.templates.CardTemplates`).
-3. *Decide*: a read counts only if it looks like a face (score >=
-   ``min_score``) and beats every close rival clearly (margin >=
-   ``threshold``, z >= ``min_z``); a doubtful read is checked against the
-   card's other outlines and any disagreement makes it a no-read. Otherwise
-   the card is reported with ``code=None``: never a guess.
+1. *Find* (:mod:`firmware_interfaces.camera.finder`): card-shaped objects on
+   the top-down view of the table, with several outlines each.
+2. *Refine* the best outline onto the card's own edges.
+3. *Read* it with the deck model learned at calibration
+   (:mod:`calibration.deck_model`); a doubtful card is looked at again around
+   its most card-like outline, and read only if that view is clear, near a
+   card, agreed by the templates' own read and contradicted by no outline
+   (:meth:`Recognizer._read`). Otherwise the card is reported with
+   ``code=None``: never a guess.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
    every slot: dropped or exposed).
 """
@@ -40,8 +30,6 @@ from firmware_interfaces.camera.finder import CardFinder, refine_outline
 DEFAULT_THRESHOLD = 1.0
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
-DEFAULT_MIN_SCORE = 0.65
-DEFAULT_MIN_Z = 1.5
 
 
 @dataclass(frozen=True)
@@ -72,13 +60,10 @@ class Recognizer:
     """Reads the cards of frames from one calibrated camera over one layout."""
 
     def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
-                 min_score: float = DEFAULT_MIN_SCORE, size_tolerance: float = 0.15,
-                 min_z: float = DEFAULT_MIN_Z):
+                 size_tolerance: float = 0.15):
         self.calibration = calibration
-        self.min_z = min_z
         self.layout = layout
         self.threshold = threshold
-        self.min_score = min_score
         self.finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed)
 
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
