@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rec.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     rec.add_argument("--calibration", required=True, type=Path, metavar="CAL_DIR", help="calibration folder")
     rec.add_argument("--layout", metavar="FILE", help="layout file or game name (default: the calibration's)")
-    rec.add_argument("--threshold", type=float, help="minimum read margin 0..1 (default %(default)s)")
+    rec.add_argument("--threshold", type=float, help="caution: a multiple of the deck model's own margin limit (default 1.0; higher = fewer reads, more no-reads)")
     rec.add_argument("--json", action="store_true", help="one JSON line per image")
     rec.set_defaults(func=run_recognize)
 
