@@ -93,21 +93,23 @@ def random_view(face: np.ndarray, rng: np.random.Generator, ranges: ViewRanges |
     img = img * light_px[:, :, None] * gains
     if glare.any():
         img += cv2.resize(glare.astype(np.float32), (size, size), interpolation=cv2.INTER_LINEAR)[:, :, None]
-    img = cv2.GaussianBlur(img, (0, 0), rng.uniform(*r.blur_sigma))
+    img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(*r.blur_sigma)), np.float32)
     if rng.random() < r.motion_chance:
         n = int(rng.integers(r.motion_px[0], r.motion_px[1] + 1))
         k = np.zeros((n, n), np.float32)
         k[n // 2, :] = 1.0 / n
-        k = cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0), (n, n))
-        img = cv2.filter2D(img, -1, k / max(float(k.sum()), 1e-6))
+        k = np.asarray(cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0),
+                                      (n, n)), np.float32)
+        img = np.asarray(cv2.filter2D(img, -1, k / max(float(k.sum()), 1e-6)), np.float32)
     noise = np.empty(img.shape, np.float32)
     cv2.setRNGSeed(int(rng.integers(1 << 31)))
-    cv2.randn(noise, 0.0, float(rng.uniform(*r.noise_sigma)))
+    cv2.randn(noise, np.zeros(1), np.full(1, float(rng.uniform(*r.noise_sigma))))
     img += noise
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*r.jpeg_quality))])
-    if ok:
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    if decoded is not None:
+        out = np.asarray(decoded, np.uint8)
     seen = corners + rng.normal(0, max(r.outline_error_px, r.outline_error * w_px), (4, 2)).astype(np.float32)
     back = cv2.getPerspectiveTransform(seen, canonical_corners())
     return cv2.warpPerspective(out, back, CARD_SIZE, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

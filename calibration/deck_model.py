@@ -43,7 +43,7 @@ from calibration.augment import ViewRanges, random_view
 from table_controller.rules.cards import CODES
 
 #: Bump when features or the fit change: cached models of an older version are refitted.
-MODEL_VERSION = 2
+MODEL_VERSION = 4
 #: Views per card to fit on, and to set the reject limits on.
 FIT_VIEWS = 90
 HELD_OUT_VIEWS = 40
@@ -51,6 +51,8 @@ HELD_OUT_VIEWS = 40
 SHRINKAGE = 0.08
 #: How much further than the worst held-out view a card may lie and still be read.
 DISTANCE_SLACK = 3.0
+#: A doubtful card's second look must lie as near its card as this share of held-out views did.
+NEAR_PERCENTILE = 97.0
 #: The margin limit is this many times the largest margin of a wrong held-out read.
 MARGIN_SAFETY = 1.2
 #: A margin limit is never below this.
@@ -112,6 +114,7 @@ class DeckModel:
     max_distance: float
     min_margin: float
     report: dict[str, object] = field(default_factory=dict)
+    near_distance: float = 0.0  # 97 % of held-out views of a card lay this near it
 
     def read(self, card: np.ndarray) -> ModelReading:
         """Read a canonical card picture (either way up)."""
@@ -151,7 +154,10 @@ class DeckModel:
         rng = np.random.default_rng(seed)
         total = len(CODES) * (fit_views + held_out_views)
         done = 0
-        x_fit, y_fit, x_out, y_out = [], [], [], []
+        x_fit: list[np.ndarray] = []
+        x_out: list[np.ndarray] = []
+        y_fit: list[int] = []
+        y_out: list[int] = []
         for k, code in enumerate(CODES):
             face = _for_views(faces[code], ranges)
             for i in range(fit_views + held_out_views):
@@ -179,6 +185,7 @@ class DeckModel:
         margin = (d[rows, second] - dist) / np.maximum(dist, 1e-6)
         right = best == y
         self.max_distance = float(np.percentile(dist[right], 99.5) * DISTANCE_SLACK) if right.any() else 0.0
+        self.near_distance = float(np.percentile(dist[right], NEAR_PERCENTILE)) if right.any() else 0.0
         worst_wrong = float(margin[~right].max()) if (~right).any() else 0.0
         self.min_margin = max(MIN_MARGIN, MARGIN_SAFETY * worst_wrong)
         accepted = (dist <= self.max_distance) & (margin >= self.min_margin)
@@ -192,6 +199,7 @@ class DeckModel:
             "held_out_read": round(float((accepted & right).mean()), 5),
             "held_out_wrong_accepted": int((accepted & ~right).sum()),
             "max_distance": round(self.max_distance, 2),
+            "near_distance": round(self.near_distance, 2),
             "min_margin": round(self.min_margin, 3),
             "confusions": dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:12]),
         }
@@ -201,7 +209,7 @@ class DeckModel:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez(tmp, version=MODEL_VERSION, projection=self.projection, offset=self.offset, means=self.means,
-                 max_distance=self.max_distance, min_margin=self.min_margin,
+                 max_distance=self.max_distance, min_margin=self.min_margin, near_distance=self.near_distance,
                  report=np.array(repr(self.report)))
         tmp.replace(path)
 
@@ -216,7 +224,8 @@ class DeckModel:
 
                 report = ast.literal_eval(str(z["report"]))
                 return cls(z["projection"], z["offset"], z["means"], float(z["max_distance"]),
-                           float(z["min_margin"]), report if isinstance(report, dict) else {})
+                           float(z["min_margin"]), report if isinstance(report, dict) else {},
+                           float(z["near_distance"]))
         except (OSError, KeyError, ValueError, SyntaxError):
             return None
 

@@ -273,7 +273,7 @@ class CardFinder:
         out = []
         for m, closing, cut in self._raw_masks(table, white):
             m = cv2.bitwise_and(m, self._search)
-            if self._printed is not None:
+            if self._printed is not None and self._not_printed is not None:
                 # what is printed on the felt is not a card: take it out, then give back
                 # those printed pixels that a closing finds between card pixels (a card lying
                 # over a line), so a line beside a card lets go of it and one under it does not
@@ -301,9 +301,9 @@ class CardFinder:
         felt_white = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
         step = cv2.subtract(white, cv2.resize(felt_white, (tw, th), interpolation=cv2.INTER_LINEAR))
         # the felt's colour: averaged over what is not paper (cards would pull a median their way)
-        small = cv2.resize(table, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
-        weight = (cv2.subtract(small_white, felt_white) < PAPER_STEPS[0]).astype(np.float32)
-        weight = cv2.erode(weight, np.ones((3, 3), np.uint8)) * (cv2.resize(self._seen, (sw, sh)) > 0)
+        small = np.asarray(cv2.resize(table, (sw, sh), interpolation=cv2.INTER_AREA), np.float32)
+        not_paper = (cv2.subtract(small_white, felt_white) < PAPER_STEPS[0]).astype(np.float32)
+        weight = cv2.erode(not_paper, np.ones((3, 3), np.uint8)) * (cv2.resize(self._seen, (sw, sh)) > 0)
         sums = cv2.blur(small * weight[:, :, None], (15, 15))
         counts = cv2.blur(weight, (15, 15))[:, :, None]
         wide = cv2.blur(small, (41, 41))
@@ -474,7 +474,7 @@ def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float
     gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
     xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
-    return white[yi, xi]
+    return np.asarray(white[yi, xi])
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:

@@ -79,7 +79,8 @@ class Recognizer:
         model's margin limit (:data:`SURE_MARGIN`) on the refined outline stands. Otherwise
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear and
-        lie no farther from its card than nearly all views of the fit did, the templates' own read (a different method) must agree with it, and no outline may
+        lie as near its card as 97 % of the held-out views did (a misaligned view can be read
+        wrong with a clear margin, but lies far), the templates' own read (a different method) must agree with it, and no outline may
         have read another code clearly. Anything else is a no-read: a read must not hang on
         where the card's edge was cut."""
         templates = self.calibration.templates
@@ -100,7 +101,7 @@ class Recognizer:
         m, card, corners = min(tries, key=lambda t: t[0].distance)
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
         clear_elsewhere = {r.code for r, _ in reads if r.accepted and r.margin >= limit}
-        if (m.accepted and m.margin >= limit and m.distance <= model.typical_distance and clear_elsewhere <= {m.code}
+        if (m.accepted and m.margin >= limit and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
                 and templates.read(card).code == m.code):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         return None, 0.0, as_read
