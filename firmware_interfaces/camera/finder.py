@@ -308,6 +308,7 @@ class CardFinder:
         counts = cv2.blur(weight, (15, 15))[:, :, None]
         wide = cv2.blur(small, (41, 41))
         felt = np.where(counts > 0.05, sums / np.maximum(counts, 1e-6), wide)
+        felt = np.nan_to_num(felt, nan=0.0, posinf=255.0, neginf=0.0)  # a broken camera's frame
         felt_up = cv2.resize(np.clip(felt, 0, 255).astype(np.uint8), (tw, th), interpolation=cv2.INTER_LINEAR)
         diff = cv2.absdiff(table, felt_up)
         far = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
