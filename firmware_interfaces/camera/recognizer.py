@@ -78,11 +78,11 @@ class Recognizer:
         outlines (other masks cut the card a little differently). A read far past the
         model's margin limit (:data:`SURE_MARGIN`) on the refined outline stands. Otherwise
         the card is looked at again around its most card-like outline, shifted and scaled a
-        little (:func:`_nudged`), and the view nearest to a card is read: it must be clear and
+        little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
-        wrong with a clear margin, but lies far), the templates' own read (a different method) must agree with it, and no outline may
-        have read another code clearly. Anything else is a no-read: a read must not hang on
-        where the card's edge was cut."""
+        wrong at a clear margin, but it lies far), agree with the templates' own read (a
+        different method), and no outline may have read another code clearly. Anything else
+        is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
         limit = self.threshold * model.min_margin
