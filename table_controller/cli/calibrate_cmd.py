@@ -19,7 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     table = sub.add_parser(
         "table",
         help="table plane from the layout's four ArUco markers (or four points) in one frame",
-        description="Writes CAL_DIR/table.json: the homography from image pixels to table millimetres.",
+        description=("Writes CAL_DIR/table.json (the homography from image pixels to table millimetres), "
+                     "CAL_DIR/layout.toml (the layout calibrated with: recognize uses it) and CAL_DIR/printed.png "
+                     "(what is printed on the empty felt, which the card finder tells from cards). Without markers "
+                     "in the layout, give --points: the corners of the layout's table_mm rectangle."),
     )
     table.add_argument("--image", required=True, type=Path, metavar="FRAME", help="a frame of the empty table")
     table.add_argument("--layout", required=True, help="layout file or game name (baccarat, three-pictures, ...)")
@@ -36,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "--from-images DIR: one upright frontal image per card named by its code (AS.png, 10H.png or "
             "TH.png, QD.jpg). --live: the calibration deck drawn through the shoe one card at a time under "
             "the camera; the shoe's card codes arrive one per line on standard input and each names the "
-            "frame taken when it arrives (needs CAL_DIR/table.json first)."
+            "frame taken when it arrives (needs CAL_DIR/table.json first). Writes CAL_DIR/templates/, learns "
+            "the deck (CAL_DIR/deck_model.npz, about 20 s of CPU) and self-tests it (CAL_DIR/templates.json): "
+            "exit 1 below 100 %, naming the cards it confuses."
         ),
     )
     src = tpl.add_mutually_exclusive_group(required=True)
