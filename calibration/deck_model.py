@@ -233,9 +233,16 @@ class DeckModel:
                 import ast
 
                 report = ast.literal_eval(str(z["report"]))
-                return cls(z["projection"], z["offset"], z["means"], float(z["max_distance"]),
-                           float(z["min_margin"]), report if isinstance(report, dict) else {},
-                           float(z["near_distance"]))
+                projection, offset, means = z["projection"], z["offset"], z["means"]
+                dims = len(CODES) - 1
+                # a model of another shape (a damaged or foreign file) would fail on the first card
+                if (projection.ndim != 2 or projection.shape[1] != dims or offset.shape != (dims,)
+                        or means.shape != (len(CODES), dims)
+                        or not all(np.isfinite(a).all() for a in (projection, offset, means))):
+                    return None
+                return cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32),
+                           float(z["max_distance"]), float(z["min_margin"]),
+                           report if isinstance(report, dict) else {}, float(z["near_distance"]))
         except (OSError, KeyError, ValueError, SyntaxError):
             return None
 

@@ -60,6 +60,16 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     assert DeckModel.load(stale) is None
     (tmp_path / "junk.npz").write_bytes(b"not a model")
     assert DeckModel.load(tmp_path / "junk.npz") is None
+    # a file of the right version but the wrong shapes, or with NaN, is not a model either
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, version=MODEL_VERSION, projection=model.projection[:, :10], offset=model.offset,
+             means=model.means, max_distance=1.0, min_margin=1.0, near_distance=1.0, report=np.array("{}"))
+    assert DeckModel.load(wrong) is None
+    nan = model.projection.copy()
+    nan[0, 0] = np.nan
+    np.savez(wrong, version=MODEL_VERSION, projection=nan, offset=model.offset, means=model.means,
+             max_distance=1.0, min_margin=1.0, near_distance=1.0, report=np.array("{}"))
+    assert DeckModel.load(wrong) is None
 
 
 def test_a_cached_model_belongs_to_exactly_those_faces() -> None:
