@@ -54,7 +54,7 @@ from calibration.store import Calibration  # noqa: E402
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from calibration.templates import build_templates, load_face_images  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
-from firmware_interfaces.camera.finder import CardFinder  # noqa: E402
+from firmware_interfaces.camera.finder import learn_empty_table  # noqa: E402
 from firmware_interfaces.camera.recognizer import Recognizer  # noqa: E402
 from firmware_interfaces.camera.scenes import (  # noqa: E402
     Degradation,
@@ -142,8 +142,9 @@ def _recognizer(tf: GeneratedFrame, templates: object) -> Recognizer:
     """Calibrated as ``calibrate table`` does it: the plane from the empty frame's markers and
     the print on the empty felt."""
     plane = calibrate_from_markers(tf.empty, tf.layout)
-    printed = CardFinder(plane, tf.layout).printed_structure(tf.empty)
-    return Recognizer(Calibration(plane, templates, printed=printed), tf.layout)  # type: ignore[arg-type]
+    printed, empty_table = learn_empty_table(plane, tf.layout, tf.empty)
+    return Recognizer(Calibration(plane, templates, printed=printed, empty_table=empty_table),  # type: ignore[arg-type]
+                      tf.layout)
 
 
 def _timed_read(rec: Recognizer, image: np.ndarray) -> tuple[list, float, float]:  # type: ignore[type-arg]

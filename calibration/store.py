@@ -1,5 +1,6 @@
 """A calibration folder: the table plane (``table.json``), the layout it was calibrated
-for (``layout.toml``), what is printed on the empty felt (``printed.png``), and the deck's
+for (``layout.toml``), what is printed on the empty felt (``printed.png``, and the empty
+table itself seen from above, ``empty_table.png``), and the deck's
 templates and model (``templates/*.png``, ``deck_model.npz``, ``templates.json``)."""
 
 from __future__ import annotations
@@ -25,19 +26,24 @@ class Calibration:
     path: Path | None = None
     layout: Layout | None = None  # the layout file calibrated with, kept in the folder
     printed: np.ndarray | None = None  # top-down mask of the empty felt's print (CardFinder)
+    empty_table: np.ndarray | None = None  # the empty table top-down, BGR (CardFinder)
 
 
 #: Files of a calibration folder besides table.json and the templates.
 LAYOUT_FILE = "layout.toml"
 PRINTED_FILE = "printed.png"
+EMPTY_TABLE_FILE = "empty_table.png"
 
 
-def save_table_files(cal_dir: Path, layout_text: str, printed: np.ndarray | None) -> None:
-    """Keep the layout file and the printed-felt mask beside ``table.json``."""
+def save_table_files(cal_dir: Path, layout_text: str, printed: np.ndarray | None,
+                     empty_table: np.ndarray | None = None) -> None:
+    """Keep the layout file, the printed-felt mask and the empty table beside ``table.json``."""
     cal_dir.mkdir(parents=True, exist_ok=True)
     (cal_dir / LAYOUT_FILE).write_text(layout_text, encoding="utf-8")
     if printed is not None:
         cv2.imwrite(str(cal_dir / PRINTED_FILE), printed)
+    if empty_table is not None:
+        cv2.imwrite(str(cal_dir / EMPTY_TABLE_FILE), empty_table)
 
 
 def load_calibration(cal_dir: str | Path) -> Calibration:
@@ -53,4 +59,5 @@ def load_calibration(cal_dir: str | Path) -> Calibration:
         raise ConfigError(f"{path} has no table.json: run `table-controller calibrate table`")
     layout = load_layout(path / LAYOUT_FILE) if (path / LAYOUT_FILE).exists() else None
     printed = cv2.imread(str(path / PRINTED_FILE), cv2.IMREAD_GRAYSCALE) if (path / PRINTED_FILE).exists() else None
-    return Calibration(TablePlane.load(table_file), CardTemplates.load(path), path, layout, printed)
+    empty = cv2.imread(str(path / EMPTY_TABLE_FILE), cv2.IMREAD_COLOR) if (path / EMPTY_TABLE_FILE).exists() else None
+    return Calibration(TablePlane.load(table_file), CardTemplates.load(path), path, layout, printed, empty)

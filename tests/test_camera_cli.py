@@ -156,8 +156,12 @@ def test_a_custom_layout_without_markers_calibrated_from_four_points_is_kept_wit
     # the layout now lives in the calibration: no --layout needed, and it is ours, not the shipped one
     from calibration.store import load_calibration
 
-    kept = load_calibration(cal).layout
+    loaded = load_calibration(cal)
+    kept = loaded.layout
     assert kept is not None and "spare1" in [s.name for s in kept.slots]
+    # the empty table is kept top-down at the finder's scale, beside the print mask
+    assert loaded.printed is not None and loaded.empty_table is not None
+    assert loaded.empty_table.shape[:2] == loaded.printed.shape[:2] and loaded.empty_table.shape[2] == 3
     assert main(["camera", "recognize", "--calibration", str(cal), str(frames[1]), "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)["cards"]
     truth = [json.loads(line) for line in (sim / "truth.jsonl").read_text().splitlines()][1]["cards"]

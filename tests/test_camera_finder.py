@@ -11,7 +11,7 @@ from cardart import deck_or_skip, templates_for
 from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
-from firmware_interfaces.camera.finder import CardFinder
+from firmware_interfaces.camera.finder import CardFinder, learn_empty_table
 from firmware_interfaces.camera.recognizer import Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
 from firmware_interfaces.camera.scoring import Score
@@ -24,10 +24,13 @@ def _frames(n: int, seed: int, deck: str = "svg-cards", **ranges: object) -> lis
     return generate_test_set(deck_or_skip(deck), [load_layout(g) for g in LAYOUTS], n, seed=seed, randomise=r)
 
 
-def _recognizer(tf: GeneratedFrame, deck: str = "svg-cards", printed: bool = True) -> Recognizer:
+def _recognizer(tf: GeneratedFrame, deck: str = "svg-cards", empty_table: bool = True) -> Recognizer:
+    """Calibrated as ``calibrate table`` does it; ``empty_table=False`` keeps only the print
+    mask, as calibration folders made before ``empty_table.png`` was kept."""
     plane = calibrate_from_markers(tf.empty, tf.layout)
-    mask = CardFinder(plane, tf.layout).printed_structure(tf.empty) if printed else None
-    return Recognizer(Calibration(plane, templates_for(deck), printed=mask), tf.layout)
+    mask, empty = learn_empty_table(plane, tf.layout, tf.empty)
+    return Recognizer(Calibration(plane, templates_for(deck), printed=mask,
+                                  empty_table=empty if empty_table else None), tf.layout)
 
 
 def _corner_error(a: np.ndarray, b: np.ndarray) -> float:
@@ -44,21 +47,34 @@ def _lines_under_cards() -> tuple[GeneratedFrame, ...]:
                          hand_shadow_chance=0.0, exposure_stops=(0.0, 0.0)))
 
 
-def test_a_card_lying_over_its_printed_slot_line_is_found_whole_and_read() -> None:
+def _read_over_lines(empty_table: bool) -> tuple[Score, list[float]]:
     score, errors = Score(), []
     for i, tf in enumerate(_lines_under_cards()):
-        rec = _recognizer(tf)
-        readings = rec.recognize(tf.scene.image)
+        readings = _recognizer(tf, empty_table=empty_table).recognize(tf.scene.image)
         score.add(tf.scene.cards, readings, f"frame {i}")
         for t in tf.scene.cards:
             truth = np.array(t.corners)
             near = [r for r in readings if np.hypot(*(np.mean(r.corners, axis=0) - truth.mean(axis=0))) < 25]
             if near:
                 errors.append(_corner_error(np.array(near[0].corners), truth))
+    return score, errors
+
+
+def test_a_card_lying_over_its_printed_slot_line_is_found_whole_and_read() -> None:
+    score, errors = _read_over_lines(empty_table=True)
     assert (score.wrong, score.phantom) == (0, 0), score.errors
-    # measured here: 42 of 50 read, 8 no-reads, 0 missed; the bar guards against a regression
-    assert score.missed <= 1 and score.read_rate >= 0.8, score.errors
-    assert float(np.median(errors)) < 3.5, "outlines are not on the cards' own edges (measured: 2.8 px)"
+    # measured here: 50 of 50 read; the line a card covers changed colour from the empty
+    # table's, so it is given back to the card and its edge past the line is kept
+    assert score.missed == 0 and score.read_rate >= 0.98, score.errors
+    assert float(np.percentile(errors, 90)) < 4.5, "outlines are not on the cards' own edges (measured: 3.2 px)"
+
+
+def test_without_the_empty_table_a_card_over_its_line_is_still_never_read_wrong() -> None:
+    """A calibration folder made before ``empty_table.png`` was kept: only the print mask
+    (measured: 41 of 50 read, outlines clipped at the line: 90th percentile 10 px off)."""
+    score, _ = _read_over_lines(empty_table=False)
+    assert (score.wrong, score.phantom, score.missed) == (0, 0, 0), score.errors
+    assert score.read_rate >= 0.75, score.errors
 
 
 def test_a_card_left_on_the_table_at_calibration_is_not_taken_for_print() -> None:

@@ -60,6 +60,11 @@ SPLIT_DROPS = (20, 35, 50, 70)
 PRINT_STEP = 35
 PRINT_MIN_PX = 30
 BODY_MM = 15.0
+#: A printed pixel whose colour moved this far (0..255, both views smoothed by COVER_BLUR px)
+#: from the empty table's, after the frame's exposure is matched, is covered by a card.
+COVER_STEP = 30.0
+COVER_BLUR = 1.0
+COVER_REACH_PX = 5
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -101,7 +106,7 @@ class CardFinder:
     """
 
     def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15,
-                 printed: np.ndarray | None = None):
+                 printed: np.ndarray | None = None, empty_table: np.ndarray | None = None):
         self.layout = layout
         self.size_tolerance = size_tolerance
         self._to_table = plane.image_to_table
@@ -128,6 +133,10 @@ class CardFinder:
         if printed is not None and printed.shape[:2] == (self._size[1], self._size[0]):
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
+        self._empty: np.ndarray | None = None
+        if self._printed is not None and empty_table is not None and empty_table.shape[:2] == printed.shape[:2]:
+            self._empty = cv2.GaussianBlur(empty_table, (0, 0), COVER_BLUR).astype(np.float32)
+        self._cover_kernel = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
         body = max(3, round(BODY_MM * s) | 1)
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
@@ -267,18 +276,40 @@ class CardFinder:
         img = cv2.perspectiveTransform(box_px.reshape(-1, 1, 2), self._from_top_down).reshape(-1, 2)
         return order_portrait(img)
 
+    def _covered_print(self, table: np.ndarray) -> np.ndarray | None:
+        """Printed pixels a card now lies on: their colour moved from the empty table's (the
+        frame's exposure matched to the empty one's per channel, over the bare felt)."""
+        if self._empty is None or self._printed is None or self._not_printed is None:
+            return None
+        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR).astype(np.float32)
+        bare = (cv2.bitwise_and(self._not_printed, self._search)[::4, ::4]) > 0
+        if np.count_nonzero(bare) < 50:
+            return None
+        gain = np.median(now[::4, ::4][bare], axis=0) / np.maximum(np.median(self._empty[::4, ::4][bare], axis=0), 4.0)
+        # what the empty table would look like in this light, clipped where the camera
+        # saturates; a pixel moved if it lies outside every expected value around it (a
+        # line's edges blur and shift by a pixel between frames)
+        expected = np.minimum(self._empty * gain.astype(np.float32), 255.0)
+        hi = cv2.dilate(expected, self._cover_kernel)
+        lo = cv2.erode(expected, self._cover_kernel)
+        moved = np.maximum(now - hi, lo - now).max(axis=2)
+        return cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1].astype(np.uint8), self._printed)
+
     def _masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, bool]]:
-        """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out, closed,
-        opened so that lines let go of cards, and filled."""
+        """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
+        where a card covers it), closed, opened so that lines let go of cards, and filled."""
         out = []
+        covered = self._covered_print(table)
         for m, closing, cut in self._raw_masks(table, white):
             m = cv2.bitwise_and(m, self._search)
             if self._printed is not None and self._not_printed is not None:
-                # what is printed on the felt is not a card: take it out, then give back
-                # those printed pixels that a closing finds between card pixels (a card lying
-                # over a line), so a line beside a card lets go of it and one under it does not
-                # cut it in two
-                known = cv2.bitwise_and(m, self._not_printed)
+                # what is printed on the felt is not a card: take it out, except where its
+                # colour shows a card lying on it, then give back those printed pixels that a
+                # closing finds between card pixels (a card over a line the colour of its
+                # paper), so a line beside a card lets go of it and one under it does not cut
+                # it in two
+                keep = self._not_printed if covered is None else cv2.bitwise_or(self._not_printed, covered)
+                known = cv2.bitwise_and(m, keep)
                 bridged = cv2.morphologyEx(known, cv2.MORPH_CLOSE, self._bridge_kernel)
                 m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, self._printed))
             if closing is not None:
@@ -421,6 +452,14 @@ class CardFinder:
         patch = cv2.warpPerspective(white, warp, (w + 2 * m, h + 2 * m), flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
         return float(np.median(patch[_INNER_RING]) - np.median(patch[_OUTER_RING]))
+
+
+def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From a frame of the empty table: (the mask of what is printed on it, the empty table
+    itself top-down), as ``calibrate table`` keeps them (``printed.png``, ``empty_table.png``)
+    and :class:`CardFinder` takes them (``printed=``, ``empty_table=``)."""
+    finder = CardFinder(plane, layout)
+    return finder.printed_structure(empty), finder.top_down(empty)
 
 
 def _near_slot(slot: Slot, centre: tuple[float, float]) -> bool:

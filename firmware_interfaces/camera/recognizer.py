@@ -64,7 +64,8 @@ class Recognizer:
         self.calibration = calibration
         self.layout = layout
         self.threshold = threshold
-        self.finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed)
+        self.finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed,
+                                 calibration.empty_table)
 
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""

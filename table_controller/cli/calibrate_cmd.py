@@ -95,9 +95,9 @@ def run_table(args: argparse.Namespace) -> int:
     path = plane.save(args.out)
     from calibration.layout import layout_source
     from calibration.store import save_table_files
-    from firmware_interfaces.camera.finder import CardFinder
+    from firmware_interfaces.camera.finder import learn_empty_table
 
-    save_table_files(args.out, layout_source(args.layout), CardFinder(plane, layout).printed_structure(frame))
+    save_table_files(args.out, layout_source(args.layout), *learn_empty_table(plane, layout, frame))
     result = {"table": str(path), "layout": layout.name, "rms_error_mm": round(plane.rms_error_mm, 3),
               "method": "points" if args.points else "markers"}
     print(json.dumps(result) if args.json else

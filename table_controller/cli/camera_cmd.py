@@ -181,9 +181,9 @@ def run_simulate(args: argparse.Namespace) -> int:
     plane.save(cal_dir)
     from calibration.layout import layout_source
     from calibration.store import save_table_files
-    from firmware_interfaces.camera.finder import CardFinder
+    from firmware_interfaces.camera.finder import learn_empty_table
 
-    save_table_files(cal_dir, layout_source(args.layout), CardFinder(plane, layout).printed_structure(blank))
+    save_table_files(cal_dir, layout_source(args.layout), *learn_empty_table(plane, layout, blank))
     with progress_bar("templates", 52) as step:
         faces = {}
         for i, (code, face) in enumerate(deck.faces().items()):

@@ -21,7 +21,7 @@ def simulated_camera(
     from calibration.table import calibrate_from_markers
     from calibration.templates import CardTemplates
     from firmware_interfaces.camera.deck_art import load_deck
-    from firmware_interfaces.camera.finder import CardFinder
+    from firmware_interfaces.camera.finder import learn_empty_table
     from firmware_interfaces.camera.simulated import SimulatedCamera
 
     layout = load_layout(game_id)
@@ -34,8 +34,8 @@ def simulated_camera(
     log.info("camera: learning deck %s (about 20 s the first time on this machine)", deck_name)
     templates.fit_model()
     log.info("camera: deck model for %s ready in %.1f s", deck_name, time.monotonic() - started)
-    printed = CardFinder(plane, layout).printed_structure(empty)
-    return camera, Calibration(plane, templates, printed=printed)
+    printed, empty_table = learn_empty_table(plane, layout, empty)
+    return camera, Calibration(plane, templates, printed=printed, empty_table=empty_table)
 
 
 def slot_for(camera: Any, position: str, index: int) -> str:
