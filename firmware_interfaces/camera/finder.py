@@ -25,6 +25,13 @@ them finds is *missed*, counted apart from cards found but not read):
 Every outline found must show a border at least :data:`PAPER_CONTRAST`
 whiter than the felt just outside it: pools of light cut into a card's
 shape have no such step.
+
+When calibration kept the empty table (``empty_table=``, from
+:func:`learn_empty_table`), the frame is also compared with it, in the
+frame's own light: print whose colour moved is covered by a card and stays
+in the masks (a card's edge past its slot line is not clipped), and the
+border step of passes 1 and 3 is measured as brightness over what lay there
+before, so a white line flush with a card is felt, not paper.
 """
 
 from __future__ import annotations
@@ -180,8 +187,15 @@ class CardFinder:
         keep = np.zeros(n, np.uint8)
         keep[1:] = (stats[1:, cv2.CC_STAT_AREA] >= PRINT_MIN_PX) * 255
         printed = keep[labels]
-        # a card left on the table at calibration is not print: where paper as wide as a
-        # card's body lies (paper against the felt's darkest, opened by BODY_MM), nothing is
+        bodies = self._card_bodies(table, white)
+        printed = cv2.bitwise_and(printed, cv2.bitwise_not(cv2.dilate(bodies, self._bridge_kernel)))
+        return cv2.dilate(printed, np.ones((3, 3), np.uint8))
+
+    def _card_bodies(self, table: np.ndarray, white: np.ndarray) -> np.ndarray:
+        """Where a card lies on the top-down ``table`` (a card left on the table at
+        calibration): paper as wide as a card's body (against the felt's darkest, opened by
+        :data:`BODY_MM`), or colour far from the felt, filled where mostly solid."""
+        tw, th = self._size
         small_white = cv2.resize(white.astype(np.uint8), (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA)
         darkest = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
         paper = cv2.subtract(white.astype(np.uint8), cv2.resize(darkest, (tw, th), interpolation=cv2.INTER_LINEAR))
@@ -198,8 +212,7 @@ class CardFinder:
         keep = np.zeros(n, np.uint8)
         keep[1:] = (solid_area[1:] >= 0.5 * stats[1:, cv2.CC_STAT_AREA]) * 255
         bodies = cv2.morphologyEx(keep[labels], cv2.MORPH_OPEN, self._body_kernel)
-        printed = cv2.bitwise_and(printed, cv2.bitwise_not(cv2.dilate(bodies, self._bridge_kernel)))
-        return cv2.dilate(printed, np.ones((3, 3), np.uint8))
+        return bodies
 
     def top_down(self, frame: np.ndarray) -> np.ndarray:
         """The table seen from straight above, :data:`FIND_PX_PER_MM` pixels per mm."""
@@ -220,6 +233,10 @@ class CardFinder:
             )
         table = self.top_down(frame)
         white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
+        change = self._changed(table)
+        # a card's border steps up from what lay there before it: against the empty table when
+        # it is known (a white line beside a card is then no paper), else against the felt
+        border = white if change is None else change
         found: list[tuple[list[tuple[float, np.ndarray]], tuple[float, float]]] = []
         oversized: list[np.ndarray] = []
 
@@ -233,7 +250,7 @@ class CardFinder:
                 return True  # outlines enough to choose from
             # a pool of light cut into a card's shape has no border: judge every outline, and
             # rank a card's outlines by how sharp their border is
-            fit = self._edge_contrast(white, box)
+            fit = self._edge_contrast(border, box)
             if fit < PAPER_CONTRAST:
                 return False
             if not same:
@@ -253,12 +270,12 @@ class CardFinder:
         for c in oversized:
             for part in self._split(white, c):
                 add(part)
-        level = self._paper_level(white)
+        level = self._paper_level(border)
         fitted_centres: list[tuple[float, float]] = []
         for slot in self.layout.slots:
             if any(_near_slot(slot, centre) for _, centre in found):
                 continue
-            fitted = self._fit_in_slot(white, slot, level)
+            fitted = self._fit_in_slot(border, slot, level)
             if fitted is not None:
                 fit, box, centre = fitted
                 found.append(([(fit, box)], centre))
@@ -266,7 +283,7 @@ class CardFinder:
         out = []
         for group, centre in found:
             group.sort(key=lambda fb: -fb[0])
-            if centre in fitted_centres and self._edge_contrast(white, group[0][1]) < PAPER_CONTRAST:
+            if centre in fitted_centres and self._edge_contrast(border, group[0][1]) < PAPER_CONTRAST:
                 continue
             out.append(FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]],
                                  centre in fitted_centres))
@@ -295,12 +312,31 @@ class CardFinder:
         moved = np.maximum(now - hi, lo - now).max(axis=2)
         return cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1].astype(np.uint8), self._printed)
 
+    def _changed(self, table: np.ndarray) -> np.ndarray | None:
+        """How much brighter (0..255) each pixel is than the empty table was there, in the light
+        of this frame: a gain per channel and place, the lowest ratio to the empty table over
+        about a card's reach (a card only brightens what it lies on), and the brightest
+        expected value within a couple of pixels (lines blur and shift between frames)."""
+        if self._empty is None:
+            return None
+        tw, th = self._size
+        sw, sh = max(1, tw // 8), max(1, th // 8)
+        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR).astype(np.float32)
+        ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA) / np.maximum(
+            cv2.resize(self._empty, (sw, sh), interpolation=cv2.INTER_AREA), 4.0)
+        low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
+        gain = cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR)
+        expected = np.minimum(self._empty * gain, 255.0)
+        brighter = (now - cv2.dilate(expected, self._cover_kernel)).max(axis=2)
+        return np.clip(brighter, 0, 255).astype(np.uint8)
+
     def _masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, bool]]:
         """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
         where a card covers it), closed, opened so that lines let go of cards, and filled."""
         out = []
         covered = self._covered_print(table)
-        for m, closing, cut in self._raw_masks(table, white):
+        raw = self._raw_masks(table, white)
+        for m, closing, cut in raw:
             m = cv2.bitwise_and(m, self._search)
             if self._printed is not None and self._not_printed is not None:
                 # what is printed on the felt is not a card: take it out, except where its
@@ -445,13 +481,21 @@ class CardFinder:
     def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray) -> float:
         """How much whiter the card's own border strip is than the felt just outside it.
         Glare and light pools are smooth, so a blob of them cut into a card shape has
-        (almost) none; a card lying on felt has a sharp step."""
+        (almost) none; a card lying on felt has a sharp step. Outside, bare print is left
+        out when it is known: a slot's line is not the felt around a card (a white line
+        flush with a card would hide its step, a line round a pool of glare would make one)."""
         m, w, h = _RING_MARGIN, _RING_SIZE[0], _RING_SIZE[1]
         dst = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], dtype=np.float32)
         warp = cv2.getPerspectiveTransform(order_portrait(box_px), dst)
-        patch = cv2.warpPerspective(white, warp, (w + 2 * m, h + 2 * m), flags=cv2.INTER_LINEAR,
-                                    borderMode=cv2.BORDER_REPLICATE)
-        return float(np.median(patch[_INNER_RING]) - np.median(patch[_OUTER_RING]))
+        size = (w + 2 * m, h + 2 * m)
+        patch = cv2.warpPerspective(white, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        outside = patch[_OUTER_RING]
+        if self._printed is not None:
+            bare = cv2.warpPerspective(self._printed, warp, size, flags=cv2.INTER_NEAREST,
+                                       borderMode=cv2.BORDER_REPLICATE)[_OUTER_RING] == 0
+            if np.count_nonzero(bare) >= 0.3 * bare.size:
+                outside = outside[bare]
+        return float(np.median(patch[_INNER_RING]) - np.median(outside))
 
 
 def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -459,7 +503,13 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
     itself top-down), as ``calibrate table`` keeps them (``printed.png``, ``empty_table.png``)
     and :class:`CardFinder` takes them (``printed=``, ``empty_table=``)."""
     finder = CardFinder(plane, layout)
-    return finder.printed_structure(empty), finder.top_down(empty)
+    table = finder.top_down(empty)
+    # a card left on the table is not the table: paint felt over it from around it
+    white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
+    bodies = cv2.dilate(finder._card_bodies(table, white), np.ones((9, 9), np.uint8))
+    if bodies.any():
+        table = cv2.inpaint(table, bodies, 5, cv2.INPAINT_TELEA)
+    return finder.printed_structure(empty), table
 
 
 def _near_slot(slot: Slot, centre: tuple[float, float]) -> bool:

@@ -6,7 +6,7 @@
 3. *Read* it with the deck model learned at calibration
    (:mod:`calibration.deck_model`); a doubtful card is looked at again around
    its most card-like outline, and read only if that view is clear, near a
-   card, agreed by the templates' own read and contradicted by no outline
+   card, of the rank the templates' own read gives, and contradicted by no outline
    (:meth:`Recognizer._read`). Otherwise the card is reported with
    ``code=None``: never a guess.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
@@ -81,8 +81,8 @@ class Recognizer:
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
-        wrong at a clear margin, but it lies far), agree with the templates' own read (a
-        different method), and no outline may have read another code clearly. Anything else
+        wrong at a clear margin, but it lies far), agree with the templates' own read on the
+        rank (a different method; see :func:`_same_rank`), and no outline may have read another code clearly. Anything else
         is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -103,7 +103,7 @@ class Recognizer:
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
         clear_elsewhere = {r.code for r, _ in reads if r.accepted and r.margin >= limit}
         if (m.accepted and m.margin >= limit and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
-                and templates.read(card).code == m.code):
+                and _same_rank(templates.read(card).code, m.code)):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         return None, 0.0, as_read
 
@@ -143,6 +143,13 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
                 out.append(canon + (dx * w, dy * h))
     out += [centre + (canon - centre) * k for k in NUDGE_SCALES]
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
+
+
+def _same_rank(a: str, b: str) -> bool:
+    """The templates' second opinion is asked for the rank only: measured on the tuned-on
+    decks' hard scenes, they named the wrong suit of a clear, correct read (clubs for spades,
+    diamonds for spades) in 9 of 10 vetoed cards, and never caught a wrong one."""
+    return a[0] == b[0]
 
 
 def _as_read(corners: np.ndarray, flipped: bool) -> np.ndarray:
