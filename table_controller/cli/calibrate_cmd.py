@@ -20,8 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "table",
         help="table plane from the layout's four ArUco markers (or four points) in one frame",
         description=("Writes CAL_DIR/table.json (the homography from image pixels to table millimetres), "
-                     "CAL_DIR/layout.toml (the layout calibrated with: recognize uses it) and CAL_DIR/printed.png "
-                     "(what is printed on the empty felt, which the card finder tells from cards). Without markers "
+                     "CAL_DIR/layout.toml (the layout calibrated with: recognize uses it), CAL_DIR/printed.png "
+                     "(what is printed on the empty felt, which the card finder tells from cards) and "
+                     "CAL_DIR/empty_table.png (the empty table seen from above, which every frame is compared "
+                     "with: take the frame of the empty table). Without markers "
                      "in the layout, give --points: the corners of the layout's table_mm rectangle."),
     )
     table.add_argument("--image", required=True, type=Path, metavar="FRAME", help="a frame of the empty table")
