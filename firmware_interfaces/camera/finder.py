@@ -141,9 +141,19 @@ class CardFinder:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._empty: np.ndarray | None = None
+        self._bare: np.ndarray | None = None
         if self._printed is not None and empty_table is not None and empty_table.shape[:2] == printed.shape[:2]:
-            self._empty = cv2.GaussianBlur(empty_table, (0, 0), COVER_BLUR).astype(np.float32)
-        self._cover_kernel = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
+            empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table[:, :, :3], np.uint8), (0, 0), COVER_BLUR)
+            reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
+            self._empty = empty
+            self._empty_hi = cv2.dilate(empty, reach)
+            self._empty_lo = cv2.erode(empty, reach)
+            sw, sh = max(1, self._size[0] // 8), max(1, self._size[1] // 8)
+            self._empty_small = np.maximum(cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0)
+            bare = cv2.bitwise_and(cv2.bitwise_not(printed), self._search)[::4, ::4] > 0
+            if np.count_nonzero(bare) >= 50:
+                self._bare = bare
+                self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
         body = max(3, round(BODY_MM * s) | 1)
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
@@ -233,7 +243,8 @@ class CardFinder:
             )
         table = self.top_down(frame)
         white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
-        change = self._changed(table)
+        against = self._against_empty(table)
+        covered, change = against if against is not None else (None, None)
         # a card's border steps up from what lay there before it: against the empty table when
         # it is known (a white line beside a card is then no paper), else against the felt
         border = white if change is None else change
@@ -259,7 +270,7 @@ class CardFinder:
                 same[0].append((fit, box))
             return True
 
-        for mask, cut in self._masks(table, white):
+        for mask, cut in self._masks(table, white, covered):
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for c in contours:
                 area = cv2.contourArea(c)
@@ -293,48 +304,42 @@ class CardFinder:
         img = cv2.perspectiveTransform(box_px.reshape(-1, 1, 2), self._from_top_down).reshape(-1, 2)
         return order_portrait(img)
 
-    def _covered_print(self, table: np.ndarray) -> np.ndarray | None:
-        """Printed pixels a card now lies on: their colour moved from the empty table's (the
-        frame's exposure matched to the empty one's per channel, over the bare felt)."""
-        if self._empty is None or self._printed is None or self._not_printed is None:
-            return None
-        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR).astype(np.float32)
-        bare = (cv2.bitwise_and(self._not_printed, self._search)[::4, ::4]) > 0
-        if np.count_nonzero(bare) < 50:
-            return None
-        gain = np.median(now[::4, ::4][bare], axis=0) / np.maximum(np.median(self._empty[::4, ::4][bare], axis=0), 4.0)
-        # what the empty table would look like in this light, clipped where the camera
-        # saturates; a pixel moved if it lies outside every expected value around it (a
-        # line's edges blur and shift by a pixel between frames)
-        expected = np.minimum(self._empty * gain.astype(np.float32), 255.0)
-        hi = cv2.dilate(expected, self._cover_kernel)
-        lo = cv2.erode(expected, self._cover_kernel)
-        moved = np.maximum(now - hi, lo - now).max(axis=2)
-        return cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1].astype(np.uint8), self._printed)
+    def _against_empty(self, table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The frame compared with the empty table, in the frame's own light: (covered print,
+        brightness over the empty table), or None when the empty table is not known.
 
-    def _changed(self, table: np.ndarray) -> np.ndarray | None:
-        """How much brighter (0..255) each pixel is than the empty table was there, in the light
-        of this frame: a gain per channel and place, the lowest ratio to the empty table over
-        about a card's reach (a card only brightens what it lies on), and the brightest
-        expected value within a couple of pixels (lines blur and shift between frames)."""
-        if self._empty is None:
+        * *Covered print*: printed pixels whose colour moved from the empty table's (the
+          frame's exposure matched per channel over the bare felt): a card lies on them.
+        * *Brightness over the empty table* (0..255), per pixel: the empty table scaled by a
+          gain per channel and place (the lowest ratio to the empty table over about a card's
+          reach: a card only brightens what it lies on).
+
+        Both allow for a line's edges blurring and shifting by a pixel or two between frames:
+        a pixel has moved only if it lies outside every expected value within
+        :data:`COVER_REACH_PX`. Saturating uint8 arithmetic clips where the camera does."""
+        if self._empty is None or self._printed is None or self._bare is None:
             return None
+        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
+        felt_now = np.median(now[::4, ::4][self._bare], axis=0)
+        gain = felt_now / self._empty_felt
+        hi = cv2.multiply(self._empty_hi, (*gain.tolist(), 0.0))
+        lo = cv2.multiply(self._empty_lo, (*gain.tolist(), 0.0))
+        moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
+        covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], self._printed)
         tw, th = self._size
         sw, sh = max(1, tw // 8), max(1, th // 8)
-        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR).astype(np.float32)
-        ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA) / np.maximum(
-            cv2.resize(self._empty, (sw, sh), interpolation=cv2.INTER_AREA), 4.0)
+        ratio = (cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
+                 / self._empty_small)
         low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
-        gain = cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR)
-        expected = np.minimum(self._empty * gain, 255.0)
-        brighter = (now - cv2.dilate(expected, self._cover_kernel)).max(axis=2)
-        return np.clip(brighter, 0, 255).astype(np.uint8)
+        local_hi = cv2.multiply(self._empty_hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR),
+                                dtype=cv2.CV_8U)
+        return covered, _channel_max(cv2.subtract(now, local_hi))
 
-    def _masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+    def _masks(self, table: np.ndarray, white: np.ndarray,
+               covered: np.ndarray | None = None) -> list[tuple[np.ndarray, bool]]:
         """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
         where a card covers it), closed, opened so that lines let go of cards, and filled."""
         out = []
-        covered = self._covered_print(table)
         raw = self._raw_masks(table, white)
         for m, closing, cut in raw:
             m = cv2.bitwise_and(m, self._search)
@@ -565,6 +570,11 @@ def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float
     xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
     return np.asarray(white[yi, xi])
+
+
+def _channel_max(img: np.ndarray) -> np.ndarray:
+    b, g, r = cv2.split(img)
+    return cv2.max(cv2.max(b, g), r)
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
