@@ -9,7 +9,8 @@ layouts: 6 cards a frame, some frames with a card off every slot, some empty.
 
 * ``--hard`` (the default): randomised scenes (``DomainRandomisation``): five
   felt colours, slot lines touching the cards, printed words, a rail, chips, a
-  hand's shadow, cards 56-64 mm wide, a pinhole camera tilted up to 25°, colour
+  hand's shadow, cards 56-64 mm wide, a pinhole camera tilted up to 25° and moved
+  a little since the empty frame it was calibrated from, colour
   casts, exposure ±1 stop, vignette, glare on the cards, blur, motion blur,
   noise, JPEG, 1280x720 and 1920x1080 frames. Every card is also counted in
   bands of the conditions it was drawn under (``bands``).

@@ -40,17 +40,23 @@ def _special_frames() -> tuple[GeneratedFrame, ...]:
     """Two frames with one face-down card, one half under a hand and one cut by the frame
     edge, in plain light (no cast, no exposure change) so that skin looks like skin."""
     return tuple(_frames(2, seed=11, face_down_cards=1, occluded_cards=1, cut_cards=1, cast_gain=(1.0, 1.0),
-                         exposure_stops=(0.0, 0.0)))
+                         exposure_stops=(0.0, 0.0), **STILL))
+
+
+#: A camera that did not move since the empty frame (for comparing the plane with the scene).
+STILL = {"pose_jitter_px": 0.0, "pose_jitter_deg": 0.0}
 
 
 def _plane_error_px(tf: GeneratedFrame) -> float:
+    """How far (px) the plane calibrated from the empty frame puts the table's outline from
+    where the frame with cards shows it: the camera must not have moved (:data:`STILL`)."""
     plane = calibrate_from_markers(tf.empty, tf.layout)
     outline = tf.layout.outline_mm
     return float(np.abs(plane.to_image(outline) - project(tf.scene.table_to_image, outline)).max())
 
 
 def test_a_25_degree_camera_is_recorded_and_its_markers_still_calibrate_the_plane() -> None:
-    tf = _frames(1, tilt_deg=(25.0, 25.0), layouts=("three-face",))[0]
+    tf = _frames(1, tilt_deg=(25.0, 25.0), layouts=("three-face",), **STILL)[0]
     c = tf.scene.meta["conditions"]
     assert c["tilt_deg"] == 25.0
     # the pose really is pitched 25° from straight down (not a squeezed quad)
@@ -79,8 +85,23 @@ def test_card_widths_are_drawn_between_56_and_64_mm_whatever_the_layout_says() -
     assert len(widths) == 2  # one size per table, drawn afresh for each
 
 
+def test_the_camera_moves_a_little_between_the_empty_frame_and_the_frame_with_cards() -> None:
+    """Every other setting as without the move; the move is recorded in the conditions."""
+    moved = _frames(3, seed=9, pose_jitter_px=3.0, pose_jitter_deg=0.1)
+    still = _frames(3, seed=9, **STILL)
+    for a, b in zip(moved, still):
+        shift = a.scene.meta["conditions"]["pose_shift_px"]
+        assert b.scene.meta["conditions"]["pose_shift_px"] == 0.0
+        assert np.array_equal(a.empty, b.empty)
+        assert [t.code for t in a.scene.cards] == [t.code for t in b.scene.cards]
+        outline = a.layout.outline_mm
+        apart = np.abs(project(a.scene.table_to_image, outline) - project(b.scene.table_to_image, outline)).max()
+        assert apart >= 0.5 * shift and apart > 0
+    assert max(tf.scene.meta["conditions"]["pose_shift_px"] for tf in moved) > 1.0
+
+
 def test_a_1080p_frame_and_its_empty_frame_have_that_size() -> None:
-    tf = _frames(1, frame_sizes=((1920, 1080),), layouts=("teen-patti-2020",))[0]
+    tf = _frames(1, frame_sizes=((1920, 1080),), layouts=("teen-patti-2020",), **STILL)[0]
     assert tf.scene.image.shape == (1080, 1920, 3)
     assert tf.empty.shape == (1080, 1920, 3)
     assert tf.scene.meta["conditions"]["frame_size"] == [1920, 1080]

@@ -72,6 +72,11 @@ BODY_MM = 15.0
 COVER_STEP = 30.0
 COVER_BLUR = 1.0
 COVER_REACH_PX = 5
+#: The camera's shift since calibration (top-down px) is applied when phase correlation
+#: finds one this clear, at least this large and at most this large.
+SHIFT_RESPONSE = 0.05
+SHIFT_MIN_PX = 0.5
+SHIFT_MAX_PX = 12.0
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -90,6 +95,18 @@ _INNER_RING, _OUTER_RING = _rings()
 #: Outlines kept per card for second tries at a doubtful read.
 MAX_OUTLINES = 3
 
+
+
+@dataclass(frozen=True)
+class _EmptyTable:
+    """What calibration saw on the empty table, lined up with one frame: the print mask and
+    its complement, and the empty table's brightest and darkest value around each pixel
+    (``hi``, ``lo``; None when only the print mask was kept)."""
+
+    printed: np.ndarray
+    not_printed: np.ndarray
+    hi: np.ndarray | None = None
+    lo: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +171,13 @@ class CardFinder:
             if np.count_nonzero(bare) >= 50:
                 self._bare = bare
                 self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
+            self._empty_white = _channel_min(empty).astype(np.float32)
+            self._window = cv2.createHanningWindow(self._size, cv2.CV_32F)
+        self._reference: _EmptyTable | None = None
+        if self._printed is not None and self._not_printed is not None:
+            self._reference = _EmptyTable(self._printed, self._not_printed,
+                                          self._empty_hi if self._empty is not None else None,
+                                          self._empty_lo if self._empty is not None else None)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
         body = max(3, round(BODY_MM * s) | 1)
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
@@ -243,7 +267,8 @@ class CardFinder:
             )
         table = self.top_down(frame)
         white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
-        against = self._against_empty(table)
+        reference = self._lined_up(white)
+        against = self._against_empty(table, reference)
         covered, change = against if against is not None else (None, None)
         # a card's border steps up from what lay there before it: against the empty table when
         # it is known (a white line beside a card is then no paper), else against the felt
@@ -261,7 +286,7 @@ class CardFinder:
                 return True  # outlines enough to choose from
             # a pool of light cut into a card's shape has no border: judge every outline, and
             # rank a card's outlines by how sharp their border is
-            fit = self._edge_contrast(border, box)
+            fit = self._edge_contrast(border, box, reference)
             if fit < PAPER_CONTRAST:
                 return False
             if not same:
@@ -270,7 +295,7 @@ class CardFinder:
                 same[0].append((fit, box))
             return True
 
-        for mask, cut in self._masks(table, white, covered):
+        for mask, cut in self._masks(table, white, covered, reference):
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for c in contours:
                 area = cv2.contourArea(c)
@@ -294,7 +319,7 @@ class CardFinder:
         out = []
         for group, centre in found:
             group.sort(key=lambda fb: -fb[0])
-            if centre in fitted_centres and self._edge_contrast(border, group[0][1]) < PAPER_CONTRAST:
+            if centre in fitted_centres and self._edge_contrast(border, group[0][1], reference) < PAPER_CONTRAST:
                 continue
             out.append(FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]],
                                  centre in fitted_centres))
@@ -304,7 +329,27 @@ class CardFinder:
         img = cv2.perspectiveTransform(box_px.reshape(-1, 1, 2), self._from_top_down).reshape(-1, 2)
         return order_portrait(img)
 
-    def _against_empty(self, table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def _lined_up(self, white: np.ndarray) -> _EmptyTable | None:
+        """The empty table moved onto this frame: the camera may have shifted a little since
+        calibration (a mount's vibration, a bump; the print would then seem to move under the
+        cards). The shift is measured by phase correlation of the whiteness, the print and
+        the empty table's lines carrying it, and applied when it is clear and plausible."""
+        ref = self._reference
+        if ref is None or ref.hi is None or ref.lo is None:
+            return ref
+        (dx, dy), response = cv2.phaseCorrelate(self._empty_white, white.astype(np.float32), self._window)
+        if not (response >= SHIFT_RESPONSE and SHIFT_MIN_PX <= np.hypot(dx, dy) <= SHIFT_MAX_PX):
+            return ref
+        m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float64)
+
+        def moved(a: np.ndarray, flags: int) -> np.ndarray:
+            return cv2.warpAffine(a, m, self._size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+
+        printed = moved(ref.printed, cv2.INTER_NEAREST)
+        return _EmptyTable(printed, cv2.bitwise_not(printed), moved(ref.hi, cv2.INTER_LINEAR),
+                           moved(ref.lo, cv2.INTER_LINEAR))
+
+    def _against_empty(self, table: np.ndarray, ref: _EmptyTable | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The frame compared with the empty table, in the frame's own light: (covered print,
         brightness over the empty table), or None when the empty table is not known.
 
@@ -317,42 +362,42 @@ class CardFinder:
         Both allow for a line's edges blurring and shifting by a pixel or two between frames:
         a pixel has moved only if it lies outside every expected value within
         :data:`COVER_REACH_PX`. Saturating uint8 arithmetic clips where the camera does."""
-        if self._empty is None or self._printed is None or self._bare is None:
+        if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
         felt_now = np.median(now[::4, ::4][self._bare], axis=0)
         gain = felt_now / self._empty_felt
-        hi = cv2.multiply(self._empty_hi, (*gain.tolist(), 0.0))
-        lo = cv2.multiply(self._empty_lo, (*gain.tolist(), 0.0))
+        hi = cv2.multiply(ref.hi, (*gain.tolist(), 0.0))
+        lo = cv2.multiply(ref.lo, (*gain.tolist(), 0.0))
         moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
-        covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], self._printed)
+        covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
         tw, th = self._size
         sw, sh = max(1, tw // 8), max(1, th // 8)
         ratio = (cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
                  / self._empty_small)
         low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
-        local_hi = cv2.multiply(self._empty_hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR),
+        local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR),
                                 dtype=cv2.CV_8U)
         return covered, _channel_max(cv2.subtract(now, local_hi))
 
-    def _masks(self, table: np.ndarray, white: np.ndarray,
-               covered: np.ndarray | None = None) -> list[tuple[np.ndarray, bool]]:
+    def _masks(self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None,
+               ref: _EmptyTable | None = None) -> list[tuple[np.ndarray, bool]]:
         """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
         where a card covers it), closed, opened so that lines let go of cards, and filled."""
         out = []
         raw = self._raw_masks(table, white)
         for m, closing, cut in raw:
             m = cv2.bitwise_and(m, self._search)
-            if self._printed is not None and self._not_printed is not None:
+            if ref is not None:
                 # what is printed on the felt is not a card: take it out, except where its
                 # colour shows a card lying on it, then give back those printed pixels that a
                 # closing finds between card pixels (a card over a line the colour of its
                 # paper), so a line beside a card lets go of it and one under it does not cut
                 # it in two
-                keep = self._not_printed if covered is None else cv2.bitwise_or(self._not_printed, covered)
+                keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
                 known = cv2.bitwise_and(m, keep)
                 bridged = cv2.morphologyEx(known, cv2.MORPH_CLOSE, self._bridge_kernel)
-                m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, self._printed))
+                m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, ref.printed))
             if closing is not None:
                 m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
@@ -483,7 +528,7 @@ class CardFinder:
         s = FIND_PX_PER_MM
         return (area + hull) / (2 * rw0 * rh0), box, (float(cx / s), float(cy / s))
 
-    def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray) -> float:
+    def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray, ref: _EmptyTable | None = None) -> float:
         """How much whiter the card's own border strip is than the felt just outside it.
         Glare and light pools are smooth, so a blob of them cut into a card shape has
         (almost) none; a card lying on felt has a sharp step. Outside, bare print is left
@@ -495,8 +540,8 @@ class CardFinder:
         size = (w + 2 * m, h + 2 * m)
         patch = cv2.warpPerspective(white, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         outside = patch[_OUTER_RING]
-        if self._printed is not None:
-            bare = cv2.warpPerspective(self._printed, warp, size, flags=cv2.INTER_NEAREST,
+        if ref is not None:
+            bare = cv2.warpPerspective(ref.printed, warp, size, flags=cv2.INTER_NEAREST,
                                        borderMode=cv2.BORDER_REPLICATE)[_OUTER_RING] == 0
             if np.count_nonzero(bare) >= 0.3 * bare.size:
                 outside = outside[bare]
@@ -570,6 +615,11 @@ def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float
     xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
     return np.asarray(white[yi, xi])
+
+
+def _channel_min(img: np.ndarray) -> np.ndarray:
+    b, g, r = cv2.split(img)
+    return cv2.min(cv2.min(b, g), r)
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:

@@ -14,7 +14,8 @@ Two kinds of scene:
 * *randomised* (:class:`DomainRandomisation`, ``generate_test_set(...,
   randomise=...)``): felt of five colours with texture, slot lines that touch
   the cards, printed words, a padded rail, chips, a hand's shadow, card sizes
-  56-64 mm wide, a pinhole camera tilted up to 25°, colour casts, exposure,
+  56-64 mm wide, a pinhole camera tilted up to 25° (and moved a little since the
+  empty frame that calibrates the table), colour casts, exposure,
   vignette, glare on the cards, motion blur, 720p and 1080p frames; and, on
   request, cards no reader may name (face down, half under a hand, cut by the
   frame edge: truth code None).
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -473,6 +474,10 @@ class DomainRandomisation:
     roll_deg: float = 2.0
     yaw_deg: float = 3.0
     camera_distance_mm: tuple[float, float] = (1100.0, 1900.0)
+    # how far the camera moved between the empty frame that calibrated the table and this
+    # one (a mount's vibration, a bump): sigma of the shift (px of the frame) and turn (deg)
+    pose_jitter_px: float = 2.0
+    pose_jitter_deg: float = 0.1
     frame_sizes: tuple[tuple[int, int], ...] = ((1280, 720), (1920, 1080))
     # light and the camera's faults
     cast_gain: tuple[float, float] = (0.85, 1.15)
@@ -947,5 +952,21 @@ def _randomised_frame(deck: DeckArt, layout: Layout, rng: random.Random, r: Doma
     cut_edge = rng.choice(("top", "bottom")) if r.cut_cards and n else None
     view = random_table_view(layout, rng, r, cut_edge)
     empty = render_empty_table(view, rng)
-    scene = render_randomised_scene(view, deck, random_deal(layout, rng, n, off), rng, r)
+    # drawn from a stream of its own, so every other setting of the frame is as without it
+    moved, jitter = _jittered(view, random.Random(hash(rng.getstate())), r)
+    scene = render_randomised_scene(moved, deck, random_deal(layout, rng, n, off), rng, r)
+    scene.meta["conditions"].update(jitter)
     return GeneratedFrame(layout, empty.image, scene)
+
+
+def _jittered(view: TableView, rng: random.Random, r: DomainRandomisation) -> tuple[TableView, dict[str, object]]:
+    """The view from a camera moved a little since the empty frame: shifted and turned
+    about the frame's centre (recorded as ``pose_shift_px`` and ``pose_turn_deg``)."""
+    dx, dy = rng.gauss(0.0, r.pose_jitter_px), rng.gauss(0.0, r.pose_jitter_px)
+    turn = rng.gauss(0.0, r.pose_jitter_deg)
+    w, h = view.frame_size
+    m = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), [0.0, 0.0, 1.0]])
+    m[0, 2] += dx
+    m[1, 2] += dy
+    return replace(view, table_to_image=m @ view.table_to_image), {
+        "pose_shift_px": round(float(np.hypot(dx, dy)), 2), "pose_turn_deg": round(turn, 3)}

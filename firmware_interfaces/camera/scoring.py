@@ -37,6 +37,7 @@ NUMERIC_BANDS: dict[str, tuple[str, tuple[float, ...]]] = {
     "tilt_deg": ("tilt_deg", (10.0, 18.0)),
     "exposure_stops": ("exposure_stops", (-0.5, 0.5)),
     "card_width_mm": ("card_width_mm", (58.0, 60.0, 62.0)),
+    "pose_shift_px": ("pose_shift_px", (1.0, 3.0)),
 }
 #: Yes/no bands: band name -> condition key (yes when the value is true or above 0).
 YES_NO_BANDS: dict[str, str] = {"glare_on_card": "glare_on_card", "motion_blur": "motion_blur_px"}
