@@ -30,6 +30,9 @@ from firmware_interfaces.camera.finder import CardFinder, refine_outline
 DEFAULT_THRESHOLD = 1.0
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
+#: A second look whose runner-up is its suit twin (7C and 7S, 7H and 7D) must be this many
+#: times past the margin limit: those pairs are what a misaligned, smeared view confuses.
+TWIN_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,8 @@ class Recognizer:
         # smeared by motion blur read 7C as 7S from an outline 10 px off, while nudged views
         # of it lay near 7C (measured cost: 6 correct reads in 1,344)
         near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_distance}
-        if (m.accepted and m.margin >= limit and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
+        need = limit * (TWIN_MARGIN if _suit_twins(m.code, m.runner_up) else 1.0)
+        if (m.accepted and m.margin >= need and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
                 and near_elsewhere <= {m.code} and _same_rank(templates.read(card).code, m.code)):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         return None, 0.0, as_read
@@ -148,6 +152,11 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
                 out.append(canon + (dx * w, dy * h))
     out += [centre + (canon - centre) * k for k in NUDGE_SCALES]
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
+
+
+def _suit_twins(a: str, b: str) -> bool:
+    """Same rank, other suit of the same colour: the pair a blurred card is least sure of."""
+    return a[0] == b[0] and a[1] != b[1] and (a[1] in "HD") == (b[1] in "HD")
 
 
 def _same_rank(a: str, b: str) -> bool:
