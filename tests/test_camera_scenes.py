@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -228,3 +231,23 @@ def test_without_conditions_there_are_no_bands() -> None:
     score = Score()
     score.add([_truth("AS", 100)], [_reading("AS", 100)])
     assert "bands" not in score.to_dict() and score.read_rate == 1.0
+
+
+_SCENE_DIGEST = """
+import hashlib
+from calibration.layout import load_layout
+from firmware_interfaces.camera.deck_art import load_deck
+from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
+frames = generate_test_set(load_deck("svg-cards"), [load_layout("baccarat")], 2, seed=4,
+                           randomise=DomainRandomisation(frame_sizes=((1280, 720),)))
+print(hashlib.sha256(b"".join(f.scene.image.tobytes() + f.empty.tobytes() for f in frames)).hexdigest())
+"""
+
+
+def test_randomised_scenes_are_the_same_in_another_process() -> None:
+    """Tests and benchmarks compare figures across runs: nothing may hang on a process's
+    own hashing or addresses (the camera's move was once seeded from hash(), which differs)."""
+    deck_or_skip("svg-cards")
+    digests = {subprocess.run([sys.executable, "-c", _SCENE_DIGEST], capture_output=True, text=True, check=True,
+                              cwd=str(Path(__file__).resolve().parent.parent)).stdout.strip() for _ in range(2)}
+    assert len(digests) == 1 and len(digests.pop()) == 64

@@ -953,7 +953,8 @@ def _randomised_frame(deck: DeckArt, layout: Layout, rng: random.Random, r: Doma
     view = random_table_view(layout, rng, r, cut_edge)
     empty = render_empty_table(view, rng)
     # drawn from a stream of its own, so every other setting of the frame is as without it
-    moved, jitter = _jittered(view, random.Random(hash(rng.getstate())), r)
+    # (seeded from the state's numbers: hash() of the state is not the same in two processes)
+    moved, jitter = _jittered(view, random.Random(str(rng.getstate()[1][:16])), r)
     scene = render_randomised_scene(moved, deck, random_deal(layout, rng, n, off), rng, r)
     scene.meta["conditions"].update(jitter)
     return GeneratedFrame(layout, empty.image, scene)
