@@ -138,3 +138,22 @@ def test_hard_scenes_are_read_with_no_wrong_read_and_no_phantom() -> None:
                   conditions=tf.scene.meta.get("conditions"))
     assert (score.wrong, score.phantom) == (0, 0), score.errors
     assert score.read_rate >= 0.85, score.errors
+
+
+def test_a_frame_with_alpha_or_in_grey_and_a_grey_or_wrong_sized_empty_table_do_not_stop_the_reader(caplog) -> None:  # type: ignore[no-untyped-def]
+    import cv2
+
+    tf = _lines_under_cards()[0]
+    rec = _recognizer(tf)
+    want = sorted((r.code or "", r.position or "") for r in rec.recognize(tf.scene.image))
+    assert len(want) == len(tf.scene.cards)
+    with_alpha = cv2.cvtColor(tf.scene.image, cv2.COLOR_BGR2BGRA)
+    assert sorted((r.code or "", r.position or "") for r in rec.recognize(with_alpha)) == want
+    grey = cv2.cvtColor(tf.scene.image, cv2.COLOR_BGR2GRAY)
+    assert all(r.position for r in rec.recognize(grey))  # read or not, it is found and placed
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    mask, empty = learn_empty_table(plane, tf.layout, tf.empty)
+    for odd in (cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY), empty[:-5]):
+        odd_rec = Recognizer(Calibration(plane, templates_for("svg-cards"), printed=mask, empty_table=odd), tf.layout)
+        assert len(odd_rec.recognize(tf.scene.image)) == len(tf.scene.cards)
+    assert "is not used" in caplog.text  # the wrong-sized one is named, not silently dropped

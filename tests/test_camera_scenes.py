@@ -4,6 +4,7 @@ counts by it: tilt, frame size, card sizes, glare on a card, the cards no reader
 from __future__ import annotations
 
 import functools
+import os
 import random
 import subprocess
 import sys
@@ -249,5 +250,6 @@ def test_randomised_scenes_are_the_same_in_another_process() -> None:
     own hashing or addresses (the camera's move was once seeded from hash(), which differs)."""
     deck_or_skip("svg-cards")
     digests = {subprocess.run([sys.executable, "-c", _SCENE_DIGEST], capture_output=True, text=True, check=True,
-                              cwd=str(Path(__file__).resolve().parent.parent)).stdout.strip() for _ in range(2)}
+                              cwd=str(Path(__file__).resolve().parent.parent),
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip() for seed in ("1", "2")}
     assert len(digests) == 1 and len(digests.pop()) == 64

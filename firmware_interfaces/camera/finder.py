@@ -36,6 +36,7 @@ before, so a white line flush with a card is felt, not paper.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import cv2
@@ -44,6 +45,8 @@ import numpy as np
 from calibration.layout import Layout, Slot
 from calibration.table import TablePlane
 from calibration.templates import order_portrait
+
+log = logging.getLogger(__name__)
 
 #: Border around each corner marker (its printed quiet zone and some) left out of the search, mm.
 MARKER_MARGIN_MM = 12.0
@@ -74,7 +77,7 @@ COVER_BLUR = 1.0
 COVER_REACH_PX = 5
 #: The camera's shift since calibration (top-down px) is applied when phase correlation
 #: finds one this clear, at least this large and at most this large.
-SHIFT_RESPONSE = 0.05
+SHIFT_RESPONSE = 0.1
 SHIFT_MIN_PX = 0.5
 SHIFT_MAX_PX = 12.0
 #: Outlines whose centres are this close (mm) are the same card.
@@ -159,6 +162,12 @@ class CardFinder:
             self._not_printed = cv2.bitwise_not(printed)
         self._empty: np.ndarray | None = None
         self._bare: np.ndarray | None = None
+        if empty_table is not None:
+            empty_table = as_bgr(empty_table)
+            if self._printed is None or empty_table.shape[:2] != self._printed.shape[:2]:
+                log.warning("the empty table (%s) is not used: it must come with the print mask, both %dx%d "
+                            "(run `calibrate table` again)", "x".join(map(str, empty_table.shape[1::-1])),
+                            self._size[0], self._size[1])
         if (self._printed is not None and self._not_printed is not None and empty_table is not None
                 and empty_table.shape[:2] == self._printed.shape[:2]):
             empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table[:, :, :3], np.uint8), (0, 0), COVER_BLUR)
@@ -267,7 +276,7 @@ class CardFinder:
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
                 f"{self._mask_size[0]}x{self._mask_size[1]}"
             )
-        table = self.top_down(frame)
+        table = self.top_down(as_bgr(frame))
         white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
         reference = self._lined_up(white)
         against = self._against_empty(table, reference)
@@ -535,7 +544,8 @@ class CardFinder:
         return (area + hull) / (2 * rw0 * rh0), box, (float(cx / s), float(cy / s))
 
     def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray, ref: _EmptyTable | None = None) -> float:
-        """How much whiter the card's own border strip is than the felt just outside it.
+        """How much whiter the card's own border strip is than the felt just outside it
+        (``white``: whiteness, or brightness over the empty table when that is known).
         Glare and light pools are smooth, so a blob of them cut into a card shape has
         (almost) none; a card lying on felt has a sharp step. Outside, bare print is left
         out when it is known: a slot's line is not the felt around a card (a white line
@@ -621,6 +631,17 @@ def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float
     xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
     return np.asarray(white[yi, xi])
+
+
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """A BGR picture of ``image``: grey is spread to three channels, an alpha channel dropped."""
+    if image.ndim == 2:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    if image.ndim == 3 and image.shape[2] == 1:
+        return np.asarray(cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR))
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    return image
 
 
 def _channel_min(img: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
-from firmware_interfaces.camera.finder import CardFinder, refine_outline
+from firmware_interfaces.camera.finder import CardFinder, as_bgr, refine_outline
 
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
@@ -73,7 +73,7 @@ class Recognizer:
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
         with one_blas_thread():
-            return self._recognize(frame)
+            return self._recognize(as_bgr(frame))
 
     def _read(self, frame: np.ndarray, outlines: list[np.ndarray]) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read).
@@ -84,8 +84,9 @@ class Recognizer:
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
-        wrong at a clear margin, but it lies far), no other view of the second look may lie
-        that near another card, the templates' own read (a different method) must give the
+        wrong at a clear margin, but it lies far), be twice past the margin limit when the
+        runner-up is its suit twin (:data:`TWIN_MARGIN`), no other view of the second look
+        may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`_same_rank`), and no outline may have read another code clearly.
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
