@@ -161,35 +161,18 @@ class CardFinder:
         if printed is not None and printed.shape[:2] == (self._size[1], self._size[0]):
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
-        self._empty: np.ndarray | None = None
         self._bare: np.ndarray | None = None
+        self._reference: _EmptyTable | None = None
+        if self._printed is not None and self._not_printed is not None:
+            self._reference = _EmptyTable(self._printed, self._not_printed)
         if empty_table is not None:
             empty_table = as_bgr(empty_table)
-            if self._printed is None or empty_table.shape[:2] != self._printed.shape[:2]:
+            if self._reference is None or empty_table.shape[:2] != self._reference.printed.shape[:2]:
                 log.warning("the empty table (%s) is not used: it must come with the print mask, both %dx%d "
                             "(run `calibrate table` again)", "x".join(map(str, empty_table.shape[1::-1])),
                             self._size[0], self._size[1])
-        if (self._printed is not None and self._not_printed is not None and empty_table is not None
-                and empty_table.shape[:2] == self._printed.shape[:2]):
-            empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table[:, :, :3], np.uint8), (0, 0), COVER_BLUR)
-            reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
-            self._empty = empty
-            self._empty_hi = cv2.dilate(empty, reach)
-            self._empty_lo = cv2.erode(empty, reach)
-            sw, sh = max(1, self._size[0] // 8), max(1, self._size[1] // 8)
-            self._empty_small = np.maximum(cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0)
-            bare = cv2.bitwise_and(self._not_printed, self._search)[::4, ::4] > 0
-            if np.count_nonzero(bare) >= 50:
-                self._bare = bare
-                self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
-            self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
-            self._empty_white = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
-            self._window = cv2.createHanningWindow(self._half, cv2.CV_32F)
-        self._reference: _EmptyTable | None = None
-        if self._printed is not None and self._not_printed is not None:
-            self._reference = _EmptyTable(self._printed, self._not_printed,
-                                          self._empty_hi if self._empty is not None else None,
-                                          self._empty_lo if self._empty is not None else None)
+            else:
+                self._learn_empty_table(empty_table, self._reference)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
         body = max(3, round(BODY_MM * s) | 1)
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
@@ -200,6 +183,21 @@ class CardFinder:
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
         self._join_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+    def _learn_empty_table(self, empty_table: np.ndarray, ref: _EmptyTable) -> None:
+        """What every frame is compared with (see :meth:`_against_empty`, :meth:`_lined_up`)."""
+        empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table, np.uint8), (0, 0), COVER_BLUR)
+        reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
+        self._reference = _EmptyTable(ref.printed, ref.not_printed, cv2.dilate(empty, reach), cv2.erode(empty, reach))
+        sw, sh = max(1, self._size[0] // 8), max(1, self._size[1] // 8)
+        self._empty_small = np.maximum(cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0)
+        bare = cv2.bitwise_and(ref.not_printed, self._search)[::4, ::4] > 0
+        if np.count_nonzero(bare) >= 50:
+            self._bare = bare
+            self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
+        self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
+        self._empty_white = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
+        self._window = cv2.createHanningWindow(self._half, cv2.CV_32F)
 
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
         p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
