@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TC := $(VENV)/bin/table-controller
 
-.PHONY: sim test test-assets bench clean
+.PHONY: sim test lint test-assets bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ test-assets:
 
 test: $(VENV)/.installed test-assets
 	$(PY) -m pytest -q
+
+# Types and lint, as CI runs them before the tests (rule sets in pyproject.toml).
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.installed
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b; done

@@ -291,7 +291,7 @@ class HostileShoe:
             n = self._write(data)
             self.stats["bytes_written"] += n
             offset = 0
-            for k, (part, kind) in enumerate(zip(parts, kinds)):
+            for k, (part, kind) in enumerate(zip(parts, kinds, strict=False)):
                 end = offset + len(part)
                 if end <= n:  # on the wire
                     self._sent(kind)
@@ -306,7 +306,7 @@ class HostileShoe:
                     self.stats["bytes_lost"] += len(part)
                     self._lost(kind)
                 else:  # not taken: the control frames go back, the cursor stays
-                    self._ctl[0:0] = [p for p, c in zip(parts[k:], kinds[k:]) if c < 0]
+                    self._ctl[0:0] = [p for p, c in zip(parts[k:], kinds[k:], strict=False) if c < 0]
                     return
                 offset = end
             if n < len(data):

@@ -441,7 +441,7 @@ def conformance_row(spec: dict, n: int, m: int, seed: int) -> dict:
         row["cards"] = len(truth)
         row["exactly_once"] = got == truth
         if got != truth:
-            diverge = next((i for i, (a, b) in enumerate(zip(got, truth)) if a != b),
+            diverge = next((i for i, (a, b) in enumerate(zip(got, truth, strict=False)) if a != b),
                            min(len(got), len(truth)))
             row["mismatch"] = {"drawn": len(truth), "delivered": len(got), "first_difference_at": diverge,
                                "drawn_there": truth[diverge:diverge + 3],

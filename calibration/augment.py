@@ -44,9 +44,21 @@ class ViewRanges:
 
 
 #: A camera on a fair day: what the calibration self-test reads every card back under.
-FAIR_DAY = ViewRanges(card_width_px=(80.0, 140.0), corner_jitter=0.02, rotation_deg=8.0, outline_error=0.01, outline_error_px=0.8,
-                      exposure_stops=0.5, colour_cast=0.1, glare_chance=0.0, shadow_chance=0.0,
-                      blur_sigma=(0.3, 1.0), motion_chance=0.0, noise_sigma=(1.0, 3.0), jpeg_quality=(80, 96))
+FAIR_DAY = ViewRanges(
+    card_width_px=(80.0, 140.0),
+    corner_jitter=0.02,
+    rotation_deg=8.0,
+    outline_error=0.01,
+    outline_error_px=0.8,
+    exposure_stops=0.5,
+    colour_cast=0.1,
+    glare_chance=0.0,
+    shadow_chance=0.0,
+    blur_sigma=(0.3, 1.0),
+    motion_chance=0.0,
+    noise_sigma=(1.0, 3.0),
+    jpeg_quality=(80, 96),
+)
 
 
 def random_view(face: np.ndarray, rng: np.random.Generator, ranges: ViewRanges | None = None) -> np.ndarray:
@@ -98,8 +110,10 @@ def random_view(face: np.ndarray, rng: np.random.Generator, ranges: ViewRanges |
         n = int(rng.integers(r.motion_px[0], r.motion_px[1] + 1))
         k = np.zeros((n, n), np.float32)
         k[n // 2, :] = 1.0 / n
-        k = np.asarray(cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0),
-                                      (n, n)), np.float32)
+        k = np.asarray(
+            cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1.0), (n, n)),
+            np.float32,
+        )
         img = np.asarray(cv2.filter2D(img, -1, k / max(float(k.sum()), 1e-6)), np.float32)
     noise = np.empty(img.shape, np.float32)
     cv2.setRNGSeed(int(rng.integers(1 << 31)))

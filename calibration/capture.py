@@ -28,7 +28,7 @@ class TemplateCapture:
 
     def __init__(self, plane: TablePlane, layout: Layout,
                  progress: Callable[[int, int, str], None] | None = None):
-        from firmware_interfaces.camera.recognizer import CardFinder
+        from firmware_interfaces.camera.finder import CardFinder
 
         self.finder = CardFinder(plane, layout)
         self.faces: dict[str, np.ndarray] = {}

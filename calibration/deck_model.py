@@ -200,7 +200,7 @@ class DeckModel:
         self.min_margin = max(MIN_MARGIN, MARGIN_SAFETY * worst_wrong)
         accepted = (dist <= self.max_distance) & (margin >= self.min_margin)
         confusions: dict[str, int] = {}
-        for t, b in zip(y[~right], best[~right]):
+        for t, b in zip(y[~right], best[~right], strict=False):
             pair = f"{CODES[int(t)]}->{CODES[int(b)]}"
             confusions[pair] = confusions.get(pair, 0) + 1
         self.report = {

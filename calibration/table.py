@@ -93,7 +93,7 @@ def detect_markers(frame: np.ndarray, layout: Layout) -> dict[int, np.ndarray]:
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
-    for c, i in zip(corners, ids.ravel()):
+    for c, i in zip(corners, ids.ravel(), strict=False):
         if int(i) in layout.markers.ids:
             found[int(i)] = c.reshape(4, 2).astype(np.float64)
     return found
@@ -113,7 +113,8 @@ def calibrate_from_markers(frame: np.ndarray, layout: Layout) -> TablePlane:
             f"ArUco marker(s) {missing} of layout {layout.name} not found in the picture "
             f"(found {sorted(found)}); check the markers are in view and lit, or give --points"
         )
-    img_pts, mm_pts = [], []
+    img_pts: list[tuple[float, float]] = []
+    mm_pts: list[tuple[float, float]] = []
     for k, marker_id in enumerate(layout.markers.ids):
         img_pts.extend(found[marker_id])
         mm_pts.extend(layout.markers.corners_mm(k))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -44,7 +44,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 MODEL_FILE = "deck_model.npz"
 
 
-_BLAS = None
+_BLAS: Any = None  # None: not looked up yet; False: no threadpoolctl; else its controller
 
 
 @contextmanager
@@ -101,7 +101,7 @@ def whole_features(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     picture (pips, court figure) followed by its redness (red suits against black ones)."""
     m = WHOLE_MARGIN
     inner = card[m:-m, m:-m]
-    small = cv2.resize(inner, WHOLE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    small: np.ndarray = cv2.resize(inner, WHOLE_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
     small = cv2.GaussianBlur(small, (0, 0), 1.0)
     if small.ndim == 2:
         gray, red = small, np.zeros_like(small)
@@ -127,7 +127,8 @@ REDNESS_WEIGHT = 0.7
 def _normalise_rows(m: np.ndarray) -> np.ndarray:
     m = m - m.mean(axis=1, keepdims=True)
     n = np.linalg.norm(m, axis=1, keepdims=True)
-    return m / np.maximum(n, 1e-3)
+    rows: np.ndarray = m / np.maximum(n, 1e-3)
+    return rows
 
 
 def _shifted_patches(window: np.ndarray) -> np.ndarray:

@@ -120,7 +120,6 @@ class LiveTable:
         if not pub.endpoint:
             return None
         from table_controller.publish import CurveConfig, EventPublisher
-
         from table_controller.publish.publisher import binds_beyond_loopback
 
         for endpoint in (pub.endpoint, pub.snapshot, pub.control):

@@ -157,7 +157,7 @@ class TableClient:
             for sync in self._tables.values():
                 if sync.dealer is not None:
                     poller.register(sync.dealer, zmq.POLLIN)
-            ready = dict(poller.poll(wait * 1000))
+            ready = dict(poller.poll(int(wait * 1000)))
             if self._sub in ready:
                 self._drain_sub()
             for sync in list(self._tables.values()):

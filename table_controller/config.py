@@ -106,7 +106,7 @@ class TableConfig:
 
 
 #: Pins of the reference panel wiring (docs/panel.md).
-DEFAULT_PINS = {
+DEFAULT_PINS: dict[str, int] = {
     "start_round": 17, "close_betting": 27, "card_dropped": 22, "void_request": 23,
     "supervisor_key": 24, "lamp_betting": 5, "lamp_dealing": 6, "lamp_alarm": 13, "buzzer": 19,
 }
@@ -124,7 +124,13 @@ class _Section:
     def _key(self, key: str) -> str:
         return f"{self.where}: {self.name}.{key}" if self.name else f"{self.where}: {key}"
 
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., check: Callable[[Any], str | None] | None = None) -> Any:
+    def get(
+        self,
+        key: str,
+        kind: type | tuple[type, ...],
+        default: Any = ...,
+        check: Callable[[Any], str | None] | None = None,
+    ) -> Any:
         self.used.add(key)
         if key not in self.data:
             if default is ...:
@@ -242,9 +248,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     )
     pub.finish()
     if (secret is None) != (clients is None):
-        raise ConfigError(
-            f"{where}: publish.server_secret_key and publish.authorized_clients go together (CURVE)"
-        )
+        raise ConfigError(f"{where}: publish.server_secret_key and publish.authorized_clients go together (CURVE)")
     _check_binds(publish, where)
 
     j = _Section(data.get("journal", {}), where, "journal")
@@ -255,9 +259,13 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     if (signing_key is None) != (checkpoint_file is None):
         raise ConfigError(f"{where}: journal.signing_key and journal.checkpoints go together")
     checkpoints = (
-        _path(base, signing_key, f"{where}: journal.signing_key"),
-        _path(base, checkpoint_file, f"{where}: journal.checkpoints"),
-    ) if signing_key and checkpoint_file else None
+        (
+            _path(base, signing_key, f"{where}: journal.signing_key"),
+            _path(base, checkpoint_file, f"{where}: journal.checkpoints"),
+        )
+        if signing_key and checkpoint_file
+        else None
+    )
 
     from table_controller.tokens import check_stored_form
 
@@ -265,7 +273,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     rig_ops = rig.get("control_ops", bool, False)
     rig.finish()
     if rig_ops and gpio != "mock":
-        raise ConfigError(f"{where}: rig.control_ops: only for a test rig (panel.gpio = \"mock\")")
+        raise ConfigError(f'{where}: rig.control_ops: only for a test rig (panel.gpio = "mock")')
 
     sup = _Section(data.get("supervisor", {}), where, "supervisor")
     salted = sup.get("tokens", list, [])
@@ -283,11 +291,22 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     tokens = [*salted, *legacy]
 
     config = TableConfig(
-        table_id=table_id, variant=variant, journal=journal, sources=tuple(cards),
+        table_id=table_id,
+        variant=variant,
+        journal=journal,
+        sources=tuple(cards),
         variants_dir=_path(base, variants_dir, f"{where}: table.variants_dir") if variants_dir else None,
-        betting_seconds=betting, result_seconds=result, interrupted_round=policy,
-        shoe=shoe, camera=camera, panel=PanelConfig(gpio, pins), publish=publish,
-        supervisor_tokens=tuple(tokens), source=where, checkpoints=checkpoints, rig_ops=rig_ops,
+        betting_seconds=betting,
+        result_seconds=result,
+        interrupted_round=policy,
+        shoe=shoe,
+        camera=camera,
+        panel=PanelConfig(gpio, pins),
+        publish=publish,
+        supervisor_tokens=tuple(tokens),
+        source=where,
+        checkpoints=checkpoints,
+        rig_ops=rig_ops,
     )
     _check_variant(config)
     return config
@@ -322,7 +341,10 @@ def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:
     protocol = sh.get("protocol", str, "slp1", _one_of(*sorted(SHOE_PROTOCOLS)))
     pattern = sh.get("pattern", str, None)
     config = ShoeConfig(
-        sh.get("port", str), sh.get("baudrate", int, 115200, _positive), protocol, pattern,
+        sh.get("port", str),
+        sh.get("baudrate", int, 115200, _positive),
+        protocol,
+        pattern,
         sh.get("accept_unverified", bool, False),
         sh.get("repeat_seconds", (int, float), 0.5, _non_negative),
         sh.get("burst_seconds", (int, float), 0.15, _non_negative),
@@ -330,14 +352,14 @@ def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:
     sh.finish()
     for key in ("repeat_seconds", "burst_seconds"):
         if key in sh.data and protocol != "lines":
-            raise ConfigError(f"{sh._key(key)}: only for protocol \"lines\", not {protocol!r}")
+            raise ConfigError(f'{sh._key(key)}: only for protocol "lines", not {protocol!r}')
     try:
         guarantees = getattr(protocol_class(protocol), "guarantees", SMART_SHOE)
     except ShoeProtocolError as e:
         raise ConfigError(f"{sh._key('protocol')}: {e}") from e
     if pattern is not None:
         if protocol != "lines":
-            raise ConfigError(f"{sh._key('pattern')}: only for protocol \"lines\", not {protocol!r}")
+            raise ConfigError(f'{sh._key("pattern")}: only for protocol "lines", not {protocol!r}')
         from firmware_interfaces.shoe.lines import compile_pattern
 
         try:
@@ -347,7 +369,7 @@ def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:
     if "camera" not in cards and guarantees.missing() and not config.accept_unverified:
         raise ConfigError(
             f"{sh._key('protocol')}: {protocol!r} as the only card source: such a reader gives "
-            f"{'; '.join(guarantees.missing())}. Add \"camera\" to sources.cards to cross-check "
+            f'{"; ".join(guarantees.missing())}. Add "camera" to sources.cards to cross-check '
             "it, or set shoe.accept_unverified = true to run without"
         )
     return config

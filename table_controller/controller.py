@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
-from table_controller.journal.errors import JournalError
 from table_controller.events import make_event
 from table_controller.fusion import CameraSaw, CardFusion
+from table_controller.journal.errors import JournalError
 from table_controller.rules.game import Game
 from table_controller.table import inputs as i
 from table_controller.table.machine import Draft, IllegalInput, TableMachine
@@ -148,7 +148,8 @@ class TableController:
         answer = reply.get(timeout=timeout)
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        events: list[dict[str, Any]] = answer
+        return events
 
     def on_shoe_event(self, event: Any) -> None:
         """The shoe driver's listener (called in its reader thread).
@@ -382,8 +383,8 @@ class TableController:
         """A card that completes the round while later shoe cards already left the shoe
         (confirmed in the same breath, or still waiting for the camera): those cards are
         extra (games.md: a misdeal), so the round is voided instead of settled."""
-        from table_controller.rules.cards import parse_card
         from table_controller.errors import CardError
+        from table_controller.rules.cards import parse_card
 
         deal = self.machine.deal
         if deal is None or not inputs:
@@ -423,7 +424,9 @@ class TableController:
             ))
             for d in drafts
         ]
-        events = self.journal.append(made, link=(link.boot_id, link.seq) if link is not None else None)
+        events: list[dict[str, Any]] = self.journal.append(
+            made, link=(link.boot_id, link.seq) if link is not None else None
+        )
         if events:
             self._last_sent = now
             self.stats.events += len(events)

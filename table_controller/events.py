@@ -112,7 +112,7 @@ def decode(frames: list[bytes]) -> dict[str, Any]:
     if len(frames) != 2:
         raise EventError(f"expected 2 frames (topic, JSON), got {len(frames)}")
     try:
-        event = json.loads(frames[1].decode("utf-8"))
+        event: dict[str, Any] = json.loads(frames[1].decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:  # ValueError: bad JSON, a 5000-digit number
         raise EventError(f"event body is not UTF-8 JSON: {e}"[:300]) from None
     except RecursionError:

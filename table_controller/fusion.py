@@ -120,7 +120,7 @@ class CardFusion:
         slots = [self.expected_slot(deal, extra=k) for k in range(len(self.pending))]
         out: list[i.TableInput] = []
         settled = 0
-        for head, slot in zip(self.pending, slots):
+        for head, slot in zip(self.pending, slots, strict=False):
             seen = next((x for x in self.unmatched if x.slot == slot), None)
             if seen is None:
                 break
@@ -169,11 +169,11 @@ class CardFusion:
             for waiting in self.pending:  # the next cards' wait starts after this one is settled
                 waiting.since = max(waiting.since, now)
             return [i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s")]
-        waiting = {p.code for p in self.pending}
+        awaited = {p.code for p in self.pending}
         for k, seen in enumerate(self.unmatched):
             # A camera card may be ahead of a shoe frame that the link is still re-sending:
             # wait longer for the shoe than for the camera. One the shoe named waits its turn.
-            if seen.code not in waiting and now - seen.since >= 3 * self.confirm_seconds:
+            if seen.code not in awaited and now - seen.since >= 3 * self.confirm_seconds:
                 del self.unmatched[k]
                 return [i.CameraMismatch(
                     f"the camera saw {seen.code} at {_name(seen.slot)} but the shoe gave no such card"

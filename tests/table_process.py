@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_table import FakeTable  # noqa: E402
+
 from table_controller.publish import EventPublisher  # noqa: E402
 
 

@@ -7,13 +7,12 @@ import random
 import cv2
 import numpy as np
 import pytest
+from cardart import deck_or_skip
 
 from calibration.layout import load_layout
 from calibration.table import CalibrationError, TablePlane, calibrate_from_markers, calibrate_from_points
 from firmware_interfaces.camera.scenes import Degradation, camera_homography, render_felt, render_scene
 from table_controller.errors import ConfigError
-
-from cardart import deck_or_skip
 
 
 def _empty_frame(seed: int = 3):  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from cardart import DECKS, deck_or_skip
 
 from calibration.capture import CaptureError, TemplateCapture
 from calibration.layout import load_layout
@@ -15,8 +16,6 @@ from calibration.templates import CardTemplates, code_from_filename, load_face_i
 from firmware_interfaces.camera.simulated import SimulatedCamera
 from table_controller.errors import ConfigError, UnknownCard
 from table_controller.rules.cards import CODES
-
-from cardart import DECKS, deck_or_skip
 
 
 def _write_deck(folder: Path, deck, style: str = "plain") -> None:  # type: ignore[no-untyped-def]

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import cv2
 import pytest
+from cardart import deck_or_skip
 
 from table_controller.cli import main
-
-from cardart import deck_or_skip
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +28,7 @@ def test_recognize_prints_one_json_line_per_image_matching_the_truth(sim: Path, 
     lines = capsys.readouterr().out.splitlines()
     truth = [json.loads(line) for line in (sim / "truth.jsonl").read_text().splitlines()]
     assert len(lines) == 2
-    for line, true in zip(lines, truth):
+    for line, true in zip(lines, truth, strict=True):
         result = json.loads(line)
         assert set(result) == {"image", "cards", "ms"}
         assert result["image"] == true["image"]
@@ -64,7 +63,10 @@ def test_calibrate_table_then_templates_then_check(sim: Path, tmp_path, capsys) 
     assert json.loads(out.out)["self_test"]["accuracy"] == 1.0
     assert "reading card images: 52/52" in out.err
     overlay = tmp_path / "overlay.png"
-    assert main(["calibrate", "check", "--calibration", str(cal), "--image", str(frame), "--out", str(overlay), "--json"]) == 0
+    assert (
+        main(["calibrate", "check", "--calibration", str(cal), "--image", str(frame), "--out", str(overlay), "--json"])
+        == 0
+    )
     check = json.loads(capsys.readouterr().out)
     assert check["self_test"]["accuracy"] == 1.0
     assert len(check["cards"]) == 6 and all(c["code"] for c in check["cards"])
@@ -120,17 +122,23 @@ def test_record_saves_numbered_frames_until_the_camera_stops(sim: Path, tmp_path
 
 
 def test_a_custom_layout_without_markers_calibrated_from_four_points_is_kept_with_the_calibration(
-        sim: Path, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    sim: Path, tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
     """Found by the independent scene harness: `calibrate table --layout FILE` kept only the
     layout's name, so `camera recognize` refused it, or silently used a shipped layout of the
     same name; and a layout had to name markers even when calibrated from clicked points."""
     from calibration.layout import load_layout
 
     shipped = load_layout("baccarat")
-    slots = "\n".join(f"{s.name} = [{s.x}, {s.y}, {s.w}, {s.h}]" for s in shipped.slots) + "\nspare1 = [420, 10, 60, 60]"
+    slots = (
+        "\n".join(f"{s.name} = [{s.x}, {s.y}, {s.w}, {s.h}]" for s in shipped.slots) + "\nspare1 = [420, 10, 60, 60]"
+    )
     own = tmp_path / "studio-table.toml"
-    own.write_text(f'name = "baccarat"\ntable_mm = [{shipped.width_mm}, {shipped.height_mm}]\n'
-                   f'card_mm = [63, 88]\n[slots]\n{slots}\n', encoding="utf-8")
+    own.write_text(
+        f'name = "baccarat"\ntable_mm = [{shipped.width_mm}, {shipped.height_mm}]\n'
+        f"card_mm = [63, 88]\n[slots]\n{slots}\n",
+        encoding="utf-8",
+    )
     assert load_layout(own).markers.ids == ()
     frames = sorted((sim / "frames").glob("*.jpg"))
     cal_sim = json.loads((sim / "calibration" / "table.json").read_text())
@@ -140,8 +148,24 @@ def test_a_custom_layout_without_markers_calibrated_from_four_points_is_kept_wit
     corners = cv2.perspectiveTransform(np.array(shipped.outline_mm, np.float64).reshape(-1, 1, 2), to_image)
     points = [f"{x:.1f},{y:.1f}" for x, y in corners.reshape(-1, 2)]
     cal = tmp_path / "cal"
-    assert main(["calibrate", "table", "--image", str(frames[0]), "--layout", str(own), "--points", *points,
-                 "--out", str(cal), "--json"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "table",
+                "--image",
+                str(frames[0]),
+                "--layout",
+                str(own),
+                "--points",
+                *points,
+                "--out",
+                str(cal),
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["method"] == "points"
     assert (cal / "layout.toml").read_text(encoding="utf-8") == own.read_text(encoding="utf-8")
     assert (cal / "printed.png").exists()

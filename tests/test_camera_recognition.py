@@ -7,6 +7,7 @@ import random
 import cv2
 import numpy as np
 import pytest
+from cardart import DECKS, calibration_for, deck_or_skip
 
 from calibration.layout import load_layout
 from firmware_interfaces.camera.recognizer import Recognizer
@@ -15,13 +16,11 @@ from firmware_interfaces.camera.scenes import (
     PlacedCard,
     camera_homography,
     draw_card,
+    generate_test_set,
     render_felt,
     render_scene,
-    generate_test_set,
 )
 from firmware_interfaces.camera.scoring import Score
-
-from cardart import DECKS, calibration_for, deck_or_skip
 
 GAMES = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
 
@@ -87,7 +86,9 @@ def test_a_card_off_every_slot_has_no_position() -> None:
 
 def test_a_face_down_card_is_a_no_read_not_a_guess() -> None:
     layout, rec, shoot = _table("svg-cards")
-    readings = rec.recognize(shoot([PlacedCard("banker2", "AS", layout.slot("banker2").centre, 2.0, face_up=False)]).image)
+    readings = rec.recognize(
+        shoot([PlacedCard("banker2", "AS", layout.slot("banker2").centre, 2.0, face_up=False)]).image
+    )
     assert [(r.position, r.code) for r in readings] == [("banker2", None)]
 
 
@@ -105,13 +106,13 @@ def test_a_card_under_the_dealers_fingers_is_read_right_or_not_at_all(deck_name:
     layout, rec, shoot = _table(deck_name, seed=9)
     codes = ["5S", "6C", "9H", "QD", "TS", "2C"]
     slots = ["player1", "player2", "player3", "banker1", "banker2", "banker3"]
-    scene = shoot([PlacedCard(s, c, layout.slot(s).centre, 4.0) for s, c in zip(slots, codes)])
+    scene = shoot([PlacedCard(s, c, layout.slot(s).centre, 4.0) for s, c in zip(slots, codes, strict=True)])
     image = scene.image.copy()
     for t in scene.cards:  # fingers over the top index and the middle of every card
         (x0, y0), (x2, y2) = t.corners[0], t.corners[2]
         cv2.circle(image, (int(x0 + 12), int(y0 + 15)), 18, (70, 90, 150), -1)
         cv2.ellipse(image, (int((x0 + x2) / 2), int((y0 + y2) / 2)), (35, 14), 0, 0, 360, (80, 100, 160), -1)
-    truth = dict(zip(slots, codes))
+    truth = dict(zip(slots, codes, strict=True))
     for r in rec.recognize(image):
         assert r.code in (None, truth[r.position])
 

@@ -93,7 +93,7 @@ def test_the_camera_moves_a_little_between_the_empty_frame_and_the_frame_with_ca
     """Every other setting as without the move; the move is recorded in the conditions."""
     moved = _frames(3, seed=9, pose_jitter_px=3.0, pose_jitter_deg=0.1)
     still = _frames(3, seed=9, **STILL)
-    for a, b in zip(moved, still):
+    for a, b in zip(moved, still, strict=True):
         shift = a.scene.meta["conditions"]["pose_shift_px"]
         assert b.scene.meta["conditions"]["pose_shift_px"] == 0.0
         assert np.array_equal(a.empty, b.empty)
@@ -164,7 +164,7 @@ def test_the_hand_over_an_occluded_card_is_skin_coloured() -> None:
 def test_generate_test_set_is_reproducible_for_a_seed() -> None:
     special = {"face_down_cards": 1, "occluded_cards": 1, "cut_cards": 1}
     a, b, c = (_frames(1, seed=s, **special) for s in (4, 4, 5))  # type: ignore[arg-type]
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert np.array_equal(x.scene.image, y.scene.image) and np.array_equal(x.empty, y.empty)
         assert x.scene.meta == y.scene.meta
         assert [(t.code, t.corners, t.conditions) for t in x.scene.cards] == \

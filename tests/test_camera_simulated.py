@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from cardart import calibration_for, deck_or_skip
 
 from calibration.layout import load_layout
 from firmware_interfaces.camera import Recognizer, SimulatedCamera, Stabilizer
 from firmware_interfaces.camera.sources import CameraSource
 from table_controller.errors import ConfigError
-
-from cardart import calibration_for, deck_or_skip
 
 
 def _rig(layout_name: str, deck_name: str, seed: int = 2):  # type: ignore[no-untyped-def]

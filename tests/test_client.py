@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 import zmq
-
 from fake_table import BANKER_ROUND, PLAYER_ROUND, TIE_ROUND, FakeTable
+
 from table_controller.client import TableClient
 from table_controller.events import encode, make_event
 from table_controller.publish import EventPublisher

@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 import zmq
-
 from fake_table import PLAYER_ROUND, FakeTable
+
 from table_controller.publish import EventPublisher
 
 ROOT = Path(__file__).resolve().parents[1]

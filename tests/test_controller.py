@@ -163,17 +163,18 @@ def test_loop_sends_heartbeats_when_idle(tmp_path: Path, factory: MockFactory) -
     assert len(heartbeats) >= 3 and heartbeats[0]["state"] == "idle"
 
 
-def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(tmp_path: Path, factory: MockFactory) -> None:
+def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
+    tmp_path: Path, factory: MockFactory
+) -> None:
     from table_controller.fusion import CameraSaw
 
     game = load_game("teen-patti-2020")
     journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant=game.variant.id)
-    c = TableController(game, journal, table="T01", has_shoe=False, clock=Clock(),
-                        card_sources=("shoe", "camera"))
+    c = TableController(game, journal, table="T01", has_shoe=False, clock=Clock(), card_sources=("shoe", "camera"))
     c.restore()
     c.step(i.StartRound())
     c.step(i.CloseBetting())
-    for k, (code, slot) in enumerate(zip(("AS", "KD", "QH", "2C", "3D"), ("a", "b", "a", "b", "a"))):
+    for k, (code, slot) in enumerate(zip(("AS", "KD", "QH", "2C", "3D"), ("a", "b", "a", "b", "a"), strict=True)):
         c.step(i.CardDrawn(code, "shoe"))
         c.step(CameraSaw(slot, k // 2, code))
     c.step(i.CardDrawn("4S", "shoe"))  # the round's last card, not yet seen by the camera
@@ -267,8 +268,9 @@ def _dealing_shoe_camera_table(tmp_path: Path):  # type: ignore[no-untyped-def]
 
     game = load_game("baccarat")
     journal = Journal(tmp_path / "T01.sqlite", table="T01", game=game.game_id, variant="baccarat")
-    c = TableController(game, journal, table="T01", clock=Clock(), shoe=RecordingShoe(),
-                        card_sources=("shoe", "camera"))
+    c = TableController(
+        game, journal, table="T01", clock=Clock(), shoe=RecordingShoe(), card_sources=("shoe", "camera")
+    )
     c.restore()
     seq = iter(range(1, 100))
 
@@ -320,7 +322,9 @@ def test_the_gate_locks_once_the_shoe_gave_the_rounds_last_card_even_before_the_
     from table_controller.fusion import CameraSaw
 
     c, _, frame = _dealing_shoe_camera_table(tmp_path)
-    for k, (code, slot) in enumerate(zip(("9H", "2C", "KH"), (("player", 0), ("banker", 0), ("player", 1)))):
+    for k, (code, slot) in enumerate(
+        zip(("9H", "2C", "KH"), (("player", 0), ("banker", 0), ("player", 1)), strict=True)
+    ):
         frame(shoe.CardDrawn, code, "RO", k + 1)
         c.post(CameraSaw(*slot, code))
         drain(c)
@@ -333,6 +337,7 @@ def test_the_gate_locks_once_the_shoe_gave_the_rounds_last_card_even_before_the_
 
 
 # -- floods and the unforeseen (issue 13, finding 8 and the rule) ---------------------
+
 
 def test_a_flood_of_shoe_events_waits_in_the_driver_not_in_memory(tmp_path: Path, factory: MockFactory) -> None:
     from firmware_interfaces import shoe
@@ -359,7 +364,8 @@ def test_a_flood_of_shoe_events_waits_in_the_driver_not_in_memory(tmp_path: Path
 
 
 def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summarised(
-    tmp_path: Path, factory: MockFactory,
+    tmp_path: Path,
+    factory: MockFactory,
 ) -> None:
     from table_controller.controller import ALERT_WINDOW, ALERTS_PER_WINDOW
 
@@ -372,13 +378,17 @@ def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summaris
     c.clock.now += ALERT_WINDOW
     c.step(i.Tick())
     summary = list(c.journal.events(types=["alert"]))[-1]
-    assert summary["detail"] == (f"{200 - ALERTS_PER_WINDOW} more wrong-order alerts in "
-                                 f"{ALERT_WINDOW:g} s were not journaled one by one (more than "
-                                 f"{ALERTS_PER_WINDOW})")
+    assert summary["detail"] == (
+        f"{200 - ALERTS_PER_WINDOW} more wrong-order alerts in "
+        f"{ALERT_WINDOW:g} s were not journaled one by one (more than "
+        f"{ALERTS_PER_WINDOW})"
+    )
 
 
 def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_journal(
-    tmp_path: Path, factory: MockFactory, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    factory: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     c = make(tmp_path, factory)
     c.post(i.StartRound())
@@ -404,7 +414,8 @@ def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_jour
 
 
 def test_a_restart_while_dealing_from_a_line_reader_pauses_for_a_supervisor(
-    tmp_path: Path, factory: MockFactory,
+    tmp_path: Path,
+    factory: MockFactory,
 ) -> None:
     from firmware_interfaces.shoe.guarantees import LINE_READER
 

@@ -34,7 +34,7 @@ def test_a_card_back_a_blank_card_and_another_deck_are_never_read_as_a_card() ->
     assert not any(r.accepted for r in reads[:60]), "a back or a blank card was read as a card"
     # another deck's faces may share the index, so a read of them must at least be the right code
     other_codes = [c for c in ("QS", "KH", "5D", "AC", "JD")] * 4
-    assert all(r.code == c for r, c in zip(reads[60:], other_codes) if r.accepted)
+    assert all(r.code == c for r, c in zip(reads[60:], other_codes, strict=True) if r.accepted)
 
 
 def test_two_cards_with_the_same_picture_are_named_by_the_self_test() -> None:

@@ -144,8 +144,8 @@ def test_terminal_render_shows_table_cards_banner_and_last_results():
 
 def test_terminal_display_follows_a_table_until_stopped():
     import zmq
-
     from fake_table import BANKER_ROUND, FakeTable
+
     from table_controller.client import TableClient
     from table_controller.display.terminal import run_terminal
     from table_controller.publish import EventPublisher

@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import zmq
-
 from fake_table import BANKER_ROUND, FakeTable
+
 from table_controller.cli import main
 from table_controller.publish import EventPublisher
 

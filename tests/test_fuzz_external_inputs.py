@@ -977,7 +977,7 @@ def test_camera_watcher_survives_whatever_a_broken_camera_delivers(
     delivered = [s for s in script if s[0] not in ("none", "raise")]
     assert watcher.frames == len(delivered)
     assert len(recognizer.outcomes) == len(delivered)
-    for spec, outcome in zip(delivered, recognizer.outcomes):
+    for spec, outcome in zip(delivered, recognizer.outcomes, strict=True):
         note(f"frame {spec!r}: {outcome!r}"[:300])
         if isinstance(outcome, BaseException):
             # The watcher catches Exception per frame: anything else would end its thread.

@@ -64,7 +64,7 @@ def test_every_round_end_is_signed_outside_the_journal_and_published(tmp_path: P
     journaled = list(c.journal.events(types=["checkpoint"]))
     assert len(checkpoints) == len(journaled) == 2
     assert [cp.seq for cp in checkpoints] == [e["covers"] for e in journaled]
-    assert all(cp.seq > r for cp, r in zip(checkpoints, results))  # the state after the result too
+    assert all(cp.seq > r for cp, r in zip(checkpoints, results, strict=True))  # the state after the result too
     c.journal.close()
     report = verify_journal(tmp_path / "T01.sqlite", checkpoints=tmp_path / "T01.checkpoints",
                             verify_key=public)

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 import zmq
-
 from fake_table import BANKER_ROUND, FakeTable
+
 from table_controller.events import decode, make_event
 from table_controller.publish import EventPublisher, SnapshotState
 

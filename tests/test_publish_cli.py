@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import zmq
-
 from fake_table import FakeTable
+
 from table_controller.cli import main
 from table_controller.events import decode
 from table_controller.publish import EventPublisher, load_keypair

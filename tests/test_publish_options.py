@@ -8,7 +8,9 @@ import pytest
 
 from table_controller.errors import ConfigError
 from table_controller.publish.options import (
-    add_publish_args, publisher_from_args, snapshot_endpoint_for,
+    add_publish_args,
+    publisher_from_args,
+    snapshot_endpoint_for,
 )
 
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 import zmq
-
 from fake_table import FakeTable
+
 from table_controller.events import decode
 from table_controller.publish import EventPublisher, StudioProxy
 
@@ -27,7 +27,7 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
         EventPublisher(t, f"connect:{proxy.bound_frontend}", LOOPBACK, context=context).start()
         for t in TABLES
     ]
-    tables = [FakeTable(p, table=t) for p, t in zip(publishers, TABLES)]
+    tables = [FakeTable(p, table=t) for p, t in zip(publishers, TABLES, strict=True)]
     subs = []
     for _ in range(SUBSCRIBERS):
         sub = context.socket(zmq.SUB)

@@ -7,11 +7,15 @@ from pathlib import Path
 
 import pytest
 import zmq
-
 from fake_table import FakeTable
+
 from table_controller.client import TableClient
 from table_controller.publish import (
-    ClientCurve, CurveConfig, EventPublisher, KeyFileError, generate_keys,
+    ClientCurve,
+    CurveConfig,
+    EventPublisher,
+    KeyFileError,
+    generate_keys,
 )
 
 LOOPBACK = "tcp://127.0.0.1:0"

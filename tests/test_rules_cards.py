@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from table_controller.errors import CardError, UnknownCard
 from table_controller.rules import card_code, money_text, parse_card, parse_cards
 from table_controller.rules.cards import (
-    CODES, IS_PICTURE, POINTS, new_deck, new_shoe, rank_index, shuffled_shoe, suit_index,
+    CODES,
+    IS_PICTURE,
+    POINTS,
+    new_deck,
+    new_shoe,
+    rank_index,
+    shuffled_shoe,
+    suit_index,
 )
 
 

@@ -78,7 +78,7 @@ def test_trail_of_aces_beats_trail_of_kings_beats_trail_of_twos() -> None:
 
 
 def test_straights_rank_a_k_q_then_a_2_3_then_k_q_j_down_to_4_3_2() -> None:
-    hands = [" ".join(r + s for r, s in zip(straight, "SHD")) for straight in STRAIGHTS_HIGH_TO_LOW]
+    hands = [" ".join(r + s for r, s in zip(straight, "SHD", strict=True)) for straight in STRAIGHTS_HIGH_TO_LOW]
     got = [strength(h) for h in hands]
     assert all(cls(h) == "straight" for h in hands)
     assert got == sorted(got, reverse=True)

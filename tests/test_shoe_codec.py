@@ -192,7 +192,7 @@ def test_structured_frames_survive_any_chunking(frames: list[Frame], data: st.Da
     codec = SLP1Codec()
     wire = b"".join(codec.encode(f.seq, f.type, f.args) for f in frames)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=6)))
-    pieces = [wire[a:b] for a, b in zip([0, *cuts], [*cuts, len(wire)])]
+    pieces = [wire[a:b] for a, b in zip([0, *cuts], [*cuts, len(wire)], strict=True)]
     assert [f for p in pieces for f in codec.feed(p)] == frames
 
 

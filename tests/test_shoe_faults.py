@@ -43,7 +43,7 @@ def test_each_fault_at_probability_one() -> None:
     assert FaultPlan(drop=1).apply(FRAME) == b""
     assert FaultPlan(dup=1).apply(FRAME) == FRAME + FRAME
     corrupted = FaultPlan(corrupt=1, seed=3).apply(FRAME)
-    assert len(corrupted) == len(FRAME) and sum(a != b for a, b in zip(corrupted, FRAME)) == 1
+    assert len(corrupted) == len(FRAME) and sum(a != b for a, b in zip(corrupted, FRAME, strict=True)) == 1
     garbage = FaultPlan(garbage=1, seed=3).apply(FRAME)
     assert garbage.endswith(FRAME) and 1 <= len(garbage) - len(FRAME) <= 40
 

@@ -19,7 +19,6 @@ import pytest
 
 from firmware_interfaces.shoe import FaultPlan, FaultyTransport, ShoeDriver, open_url
 from firmware_interfaces.shoe.lines import LineReaderDriver
-from firmware_interfaces.shoe.testing import EventRecorder
 from firmware_interfaces.shoe.recording import (
     Recording,
     RecordingError,
@@ -27,6 +26,7 @@ from firmware_interfaces.shoe.recording import (
     ReplayTransport,
     recording_opener,
 )
+from firmware_interfaces.shoe.testing import EventRecorder
 from table_controller.cli.shoe_cmd import run_replay
 from tests.conformance.slp1_shoe import ConformanceShoe, PtyShoe, ShoeBehaviour
 from tests.linereader.emulator import DIALECTS, Faults, LineReaderPty, random_deck

@@ -9,6 +9,7 @@ from typing import Any
 
 from cardart import deck_or_skip
 from sim_helpers import journal_events, open_round_by_hand
+
 from table_controller.journal import verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from sim_helpers import journal_events, open_round_by_hand
+
 from table_controller.events import validate
 from table_controller.journal import verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable

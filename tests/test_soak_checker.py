@@ -45,7 +45,7 @@ def _four_cards(round_id: str, first: str, clock: TickingClock, first_count: int
               **({"shoe_count": n} if n is not None else {}))
         for (p, i, c), n in zip(
             (("player", 0, first), ("banker", 0, "2H"), ("player", 1, "KD"), ("banker", 1, "3C")),
-            counts,
+            counts, strict=True,
         )
     ]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import zmq
-
 from fake_table import BANKER_ROUND, PLAYER_ROUND, FakeTable
+
 from table_controller.client import TableClient
 from table_controller.display.web import WebDisplay
 from table_controller.publish import EventPublisher

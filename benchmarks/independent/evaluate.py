@@ -49,7 +49,12 @@ def run(cmd: list[str], timeout: float = 1800) -> dict:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "s": round(time.time() - t0, 2)}
     except subprocess.TimeoutExpired as e:
-        return {"rc": None, "stdout": e.stdout or "", "stderr": f"timeout after {timeout}s", "s": round(time.time() - t0, 2)}
+        return {
+            "rc": None,
+            "stdout": e.stdout or "",
+            "stderr": f"timeout after {timeout}s",
+            "s": round(time.time() - t0, 2),
+        }
 
 
 def tail(text: str, n: int = 6) -> list[str]:
@@ -74,7 +79,7 @@ def json_lines(text: str) -> list[dict]:
 
 
 def band(v: float, edges: list[float], labels: list[str]) -> str:
-    for e, lab in zip(edges, labels):
+    for e, lab in zip(edges, labels, strict=False):
         if v < e:
             return lab
     return labels[-1]
@@ -85,11 +90,14 @@ def card_bands(fr: dict, card: dict) -> dict:
     glare = "off"
     if c["glare"]["on"]:
         glare = "on-this-card" if card.get("glare_cover", 0) > 0.05 else "on-elsewhere"
-    return {**frame_bands(fr), "glare": glare,
-            "card_size": f'{card["format"]}-' + band(card["scale"], [0.985, 1.015], ["small", "nominal", "large"]),
-            "upside_down": "yes" if card["upside_down"] else "no",
-            "rotation": band(abs(card["rotation_deg"]), [3, 7], ["<3deg", "3-7deg", ">=7deg"]),
-            "offset": band(math.hypot(*card["offset_mm"]), [2, 4], ["<2mm", "2-4mm", ">=4mm"])}
+    return {
+        **frame_bands(fr),
+        "glare": glare,
+        "card_size": f"{card['format']}-" + band(card["scale"], [0.985, 1.015], ["small", "nominal", "large"]),
+        "upside_down": "yes" if card["upside_down"] else "no",
+        "rotation": band(abs(card["rotation_deg"]), [3, 7], ["<3deg", "3-7deg", ">=7deg"]),
+        "offset": band(math.hypot(*card["offset_mm"]), [2, 4], ["<2mm", "2-4mm", ">=4mm"]),
+    }
 
 
 def frame_bands(fr: dict) -> dict:
@@ -119,7 +127,7 @@ class Tally:
         d = {k: self.n.get(k, 0) for k in ("cards", *OUTCOMES, "phantom")}
         cards = d["cards"]
         d["read_rate"] = round(d["correct"] / cards, 4) if cards else None
-        u = {k[len("unreadable_"):]: v for k, v in self.n.items() if k.startswith("unreadable_")}
+        u = {k[len("unreadable_") :]: v for k, v in self.n.items() if k.startswith("unreadable_")}
         if u:
             d["unreadable"] = u
         return d
@@ -211,13 +219,24 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
     log(f"[{deck_name}] calibrate templates --from-images ({deck.format} art, aspect {deck.aspect:.3f}) ...")
     r = run([tc, "calibrate", "templates", "--from-images", str(faces), "--out", str(cal_deck), "--json"])
     tj = json_lines(r["stdout"])
-    res["templates"] = {"exit_status": r["rc"], "seconds": r["s"], "report": tj[-1] if tj else None,
-                        "stderr_tail": tail(r["stderr"], 4) if r["rc"] != 0 else []}
+    res["templates"] = {
+        "exit_status": r["rc"],
+        "seconds": r["s"],
+        "report": tj[-1] if tj else None,
+        "stderr_tail": tail(r["stderr"], 4) if r["rc"] != 0 else [],
+    }
     st = (tj[-1].get("self_test") if tj and isinstance(tj[-1], dict) else None) or {}
     if r["rc"] != 0:
         res["templates"]["refused"] = True
-        findings.append({"deck": deck_name, "what": "calibrate templates exited non-zero", "exit_status": r["rc"],
-                         "self_test": st, "stderr": tail(r["stderr"], 3)})
+        findings.append(
+            {
+                "deck": deck_name,
+                "what": "calibrate templates exited non-zero",
+                "exit_status": r["rc"],
+                "self_test": st,
+                "stderr": tail(r["stderr"], 3),
+            }
+        )
         log(f"[{deck_name}] templates REFUSED (exit {r['rc']}): {st or tail(r['stderr'], 2)}")
     else:
         log(f"[{deck_name}] templates ok in {r['s']}s, self-test {st.get('correct')}/{st.get('cards')}")
@@ -260,15 +279,42 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
             shutil.rmtree(cal)
         shutil.copytree(cal_deck, cal)
         pts_arg = [f"{x:.1f},{y:.1f}" for x, y in pts]
-        r = run([tc, "calibrate", "table", "--image", str(tdir / "empty.jpg"), "--layout", str(layout),
-                 "--points", *pts_arg, "--out", str(cal), "--json"], timeout=300)
-        tinfo = {"table": tname, **{k: v for k, v in table.summary().items() if k not in ("slots", "words")},
-                 "n_slots": len(table.slots), "points": pts_arg, "calibrate_exit": r["rc"],
-                 "calibrate_report": (json_lines(r["stdout"]) or [None])[-1]}
+        r = run(
+            [
+                tc,
+                "calibrate",
+                "table",
+                "--image",
+                str(tdir / "empty.jpg"),
+                "--layout",
+                str(layout),
+                "--points",
+                *pts_arg,
+                "--out",
+                str(cal),
+                "--json",
+            ],
+            timeout=300,
+        )
+        tinfo = {
+            "table": tname,
+            **{k: v for k, v in table.summary().items() if k not in ("slots", "words")},
+            "n_slots": len(table.slots),
+            "points": pts_arg,
+            "calibrate_exit": r["rc"],
+            "calibrate_report": (json_lines(r["stdout"]) or [None])[-1],
+        }
         if r["rc"] != 0:
             tinfo["calibrate_stderr"] = tail(r["stderr"], 3)
-            findings.append({"deck": deck_name, "table": tname, "what": "calibrate table --points failed",
-                             "exit_status": r["rc"], "stderr": tail(r["stderr"], 3)})
+            findings.append(
+                {
+                    "deck": deck_name,
+                    "table": tname,
+                    "what": "calibrate table --points failed",
+                    "exit_status": r["rc"],
+                    "stderr": tail(r["stderr"], 3),
+                }
+            )
             log(f"[{deck_name}] {tname}: calibrate table FAILED: {tail(r['stderr'], 2)}")
         # frames
         frames = []
@@ -288,24 +334,38 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
                 base += ["--threshold", str(args.threshold)]
             files = [str(f) for f, _ in frames]
 
-            def recognise():
+            def recognise(base=base, files=files, layout=layout):
                 extra = ["--layout", str(layout)] if args.layout_override_needed else []
                 return run(base + extra + files)
 
             rr = recognise()
             if rr["rc"] != 0 and not args.layout_override_needed and "layout" in rr["stderr"]:
-                findings.append({
-                    "deck": deck_name, "table": tname,
-                    "what": "camera recognize cannot find the layout that calibrate table was given as a file: "
-                            "table.json names it only; --layout FILE has to be passed again",
-                    "exit_status": rr["rc"], "stderr": tail(rr["stderr"], 2)})
-                log(f"[{deck_name}] recognize without --layout failed ({tail(rr['stderr'], 1)}); retrying with --layout")
+                findings.append(
+                    {
+                        "deck": deck_name,
+                        "table": tname,
+                        "what": "camera recognize cannot find the layout that calibrate table was given as a file: "
+                        "table.json names it only; --layout FILE has to be passed again",
+                        "exit_status": rr["rc"],
+                        "stderr": tail(rr["stderr"], 2),
+                    }
+                )
+                log(
+                    f"[{deck_name}] recognize without --layout failed ({tail(rr['stderr'], 1)}); retrying with --layout"
+                )
                 args.layout_override_needed = True
                 rr = recognise()
             if rr["rc"] not in (0, 2) and not json_lines(rr["stdout"]):
                 # the command died before reading any frame (e.g. a traceback): a finding; try once more
-                findings.append({"deck": deck_name, "table": tname, "what": "camera recognize crashed; retried once",
-                                 "exit_status": rr["rc"], "stderr": tail(rr["stderr"], 3)})
+                findings.append(
+                    {
+                        "deck": deck_name,
+                        "table": tname,
+                        "what": "camera recognize crashed; retried once",
+                        "exit_status": rr["rc"],
+                        "stderr": tail(rr["stderr"], 3),
+                    }
+                )
                 log(f"[{deck_name}] {tname}: recognize CRASHED (exit {rr['rc']}): {tail(rr['stderr'], 1)}; retrying")
                 time.sleep(2)
                 rr = recognise()
@@ -315,15 +375,36 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
             tinfo["recognize_exit"] = rr["rc"]
             if rr["rc"] not in (0,):
                 tinfo["recognize_stderr"] = tail(rr["stderr"], 3)
-                findings.append({"deck": deck_name, "table": tname, "what": "camera recognize exited non-zero",
-                                 "exit_status": rr["rc"], "stderr": tail(rr["stderr"], 3)})
+                findings.append(
+                    {
+                        "deck": deck_name,
+                        "table": tname,
+                        "what": "camera recognize exited non-zero",
+                        "exit_status": rr["rc"],
+                        "stderr": tail(rr["stderr"], 3),
+                    }
+                )
             for rec in json_lines(rr["stdout"]):
                 reported[os.path.abspath(rec.get("image", ""))] = rec.get("cards")
                 if isinstance(rec.get("ms"), (int, float)):
                     recog_ms.append(rec["ms"])
             if args.keep and frames:  # overlay of the first frame for the technician's eye
-                run([tc, "calibrate", "check", "--calibration", str(cal), "--layout", str(layout), "--image",
-                     str(frames[0][0]), "--out", str(tdir / "overlay-check.png")], timeout=300)
+                run(
+                    [
+                        tc,
+                        "calibrate",
+                        "check",
+                        "--calibration",
+                        str(cal),
+                        "--layout",
+                        str(layout),
+                        "--image",
+                        str(frames[0][0]),
+                        "--out",
+                        str(tdir / "overlay-check.png"),
+                    ],
+                    timeout=300,
+                )
         # score
         tcount = Tally()
         for fname, truth in frames:
@@ -333,7 +414,7 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
             truth["outcomes"] = [o["kind"] for o in outcomes]
             truth_f.write(json.dumps(truth) + "\n")
             fb = frame_bands(truth)
-            for card, o in zip(truth["cards"], outcomes):
+            for card, o in zip(truth["cards"], outcomes, strict=False):
                 cb = card_bands(truth, card)
                 key = o["kind"] if card["readable"] else "unreadable_" + o["kind"]
                 for tl in (total, tcount):
@@ -351,37 +432,57 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
                         t_.add(key)
                 if o["kind"] != "correct" and not (not card["readable"] and o["kind"] in ("no_read", "not_found")):
                     rep = o["rep"] or {}
-                    examples.append({
-                        "kind": o["kind"] if card["readable"] else "unreadable_" + o["kind"],
-                        "frame": truth["file"], "truth": card["code"], "slot": card["slot"],
-                        "centre_px": card["centre_px"], "reported": rep.get("code"),
-                        "reported_position": rep.get("position"), "confidence": rep.get("confidence"),
-                        "upside_down": card["upside_down"], "rotation_deg": card["rotation_deg"],
-                        "card_height_px": card["height_px"], "glare_cover": card["glare_cover"],
-                        "conditions": {**{k: v for k, v in cb.items() if k not in ("layout",)},
-                                       "blur_sigma": truth["conditions"]["blur_sigma"],
-                                       "noise_sigma": truth["conditions"]["noise_sigma"],
-                                       "jpeg_quality": truth["conditions"]["jpeg_quality"],
-                                       "exposure_ev": truth["conditions"]["exposure_ev"],
-                                       "tilt_deg": truth["tilt_deg"]}})
+                    examples.append(
+                        {
+                            "kind": o["kind"] if card["readable"] else "unreadable_" + o["kind"],
+                            "frame": truth["file"],
+                            "truth": card["code"],
+                            "slot": card["slot"],
+                            "centre_px": card["centre_px"],
+                            "reported": rep.get("code"),
+                            "reported_position": rep.get("position"),
+                            "confidence": rep.get("confidence"),
+                            "upside_down": card["upside_down"],
+                            "rotation_deg": card["rotation_deg"],
+                            "card_height_px": card["height_px"],
+                            "glare_cover": card["glare_cover"],
+                            "conditions": {
+                                **{k: v for k, v in cb.items() if k not in ("layout",)},
+                                "blur_sigma": truth["conditions"]["blur_sigma"],
+                                "noise_sigma": truth["conditions"]["noise_sigma"],
+                                "jpeg_quality": truth["conditions"]["jpeg_quality"],
+                                "exposure_ev": truth["conditions"]["exposure_ev"],
+                                "tilt_deg": truth["tilt_deg"],
+                            },
+                        }
+                    )
             for p in phantoms:
                 total.add("phantom")
                 tcount.add("phantom")
                 for dim, val in fb.items():
                     bands[dim][val].add("phantom")
                 cs = np.asarray(p.get("corners", [[0, 0]] * 4), float).reshape(-1, 2).mean(0)
-                examples.append({"kind": "phantom", "frame": truth["file"], "reported": p.get("code"),
-                                 "reported_position": p.get("position"), "confidence": p.get("confidence"),
-                                 "centre_px": [round(float(v), 1) for v in cs],
-                                 "conditions": {k: v for k, v in fb.items() if k != "layout"}})
+                examples.append(
+                    {
+                        "kind": "phantom",
+                        "frame": truth["file"],
+                        "reported": p.get("code"),
+                        "reported_position": p.get("position"),
+                        "confidence": p.get("confidence"),
+                        "centre_px": [round(float(v), 1) for v in cs],
+                        "conditions": {k: v for k, v in fb.items() if k != "layout"},
+                    }
+                )
         tinfo["result"] = tcount.as_dict()
         tables_out.append(tinfo)
         frames_done += len(frames)
         d = tcount.as_dict()
-        log(f"[{deck_name}] {tname} ({table.style}, {table.felt}, tilt {table.pose.tilt_deg:.1f}deg): "
+        log(
+            f"[{deck_name}] {tname} ({table.style}, {table.felt}, tilt {table.pose.tilt_deg:.1f}deg): "
             f"{len(frames)} frames, {d['correct']}/{d['cards']} correct, wrong {d['wrong']}, no-read {d['no_read']}, "
             f"not found {d['not_found']}, misplaced {d['misplaced']}, phantom {d['phantom']}  "
-            f"[{frames_done}/{args.frames}]")
+            f"[{frames_done}/{args.frames}]"
+        )
     truth_f.close()
     res["frames"] = frames_done
     res["totals"] = total.as_dict()
@@ -389,9 +490,12 @@ def evaluate_deck(deck_name: str, args, tc: str, work: Path, findings: list) -> 
     res["examples"] = pick_examples(examples, 20)
     res["n_errors"] = len(examples)
     res["tables"] = tables_out
-    res["timing_s"] = {"render": round(render_s, 1), "recognize_calls": round(recog_s, 1),
-                       "recognize_ms_per_frame_reported": round(float(np.mean(recog_ms)), 1) if recog_ms else None,
-                       "deck_total": round(time.time() - t_deck, 1)}
+    res["timing_s"] = {
+        "render": round(render_s, 1),
+        "recognize_calls": round(recog_s, 1),
+        "recognize_ms_per_frame_reported": round(float(np.mean(recog_ms)), 1) if recog_ms else None,
+        "deck_total": round(time.time() - t_deck, 1),
+    }
     return res
 
 
@@ -409,22 +513,39 @@ def pick_examples(ex: list[dict], n: int) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="Decks: " + ", ".join(scenes.decks_available()))
-    ap.add_argument("--decks", default="svg-standard,svg-dondorf,svg-cards",
-                    help="comma-separated deck designs: KDE folder names (svg-standard, svg-dondorf, ...) or svg-cards")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Decks: " + ", ".join(scenes.decks_available()),
+    )
+    ap.add_argument(
+        "--decks",
+        default="svg-standard,svg-dondorf,svg-cards",
+        help="comma-separated deck designs: KDE folder names (svg-standard, svg-dondorf, ...) or svg-cards",
+    )
     ap.add_argument("--frames", type=int, default=60, help="frames per deck (default 60)")
-    ap.add_argument("--frames-per-table", type=int, default=6,
-                    help="frames per simulated table / camera pose / calibration (default 6)")
+    ap.add_argument(
+        "--frames-per-table",
+        type=int,
+        default=6,
+        help="frames per simulated table / camera pose / calibration (default 6)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--size", default="1280x720", choices=["1280x720", "1920x1080"])
     ap.add_argument("--out", help="keep everything (frames, truth.jsonl, layouts, calibrations) in this folder")
     ap.add_argument("--json", action="store_true", default=True, help="print one JSON object (the default)")
-    ap.add_argument("--tolerance", type=float, default=25.0,
-                    help="centre match distance in pixels at 1280 wide (default 25; scaled with --size)")
-    ap.add_argument("--click-sigma", type=float, default=0.7,
-                    help="technician's click error on the outline corners, px (default 0.7)")
+    ap.add_argument(
+        "--tolerance",
+        type=float,
+        default=25.0,
+        help="centre match distance in pixels at 1280 wide (default 25; scaled with --size)",
+    )
+    ap.add_argument(
+        "--click-sigma",
+        type=float,
+        default=0.7,
+        help="technician's click error on the outline corners, px (default 0.7)",
+    )
     ap.add_argument("--threshold", type=float, default=None, help="passed to camera recognize --threshold")
     ap.add_argument("--table-controller", default=str(DEFAULT_TC), help="the product's command")
     args = ap.parse_args(argv)
@@ -445,10 +566,15 @@ def main(argv=None) -> int:
         work = Path(tmp.name)
         args.keep = False
     findings: list = []
-    out = {"harness": "benchmarks/independent (written without reading the product's code)",
-           "seed": args.seed, "size": list(args.size), "frames_per_deck": args.frames,
-           "frames_per_table": args.frames_per_table, "match_tolerance_px": args.tolerance * args.size[0] / 1280.0,
-           "decks": {}}
+    out = {
+        "harness": "benchmarks/independent (written without reading the product's code)",
+        "seed": args.seed,
+        "size": list(args.size),
+        "frames_per_deck": args.frames,
+        "frames_per_table": args.frames_per_table,
+        "match_tolerance_px": args.tolerance * args.size[0] / 1280.0,
+        "decks": {},
+    }
     try:
         for d in decks:
             out["decks"][d] = evaluate_deck(d, args, tc, work, findings)
@@ -458,8 +584,14 @@ def main(argv=None) -> int:
     summ = {}
     for d, r in out["decks"].items():
         t = r.get("totals")
-        summ[d] = ({k: t[k] for k in ("cards", "read_rate", "correct", "wrong", "no_read", "not_found", "misplaced",
-                                      "phantom")} if t else {"error": r.get("error")})
+        summ[d] = (
+            {
+                k: t[k]
+                for k in ("cards", "read_rate", "correct", "wrong", "no_read", "not_found", "misplaced", "phantom")
+            }
+            if t
+            else {"error": r.get("error")}
+        )
         if t and "templates" in r:
             summ[d]["templates_exit"] = r["templates"]["exit_status"]
     out["summary"] = summ

@@ -546,14 +546,25 @@ def _paint_texture(t: Table, rng: np.random.Generator) -> None:
     cv2.polylines(tex, [np.array([P(0, 0), P(W, 0), P(W, H), P(0, H)], np.int32)], True, lc, lt, cv2.LINE_AA, sh)
     inner = float(rng.uniform(6, 14))
     if rng.random() < 0.5:
-        cv2.polylines(tex, [np.array([P(inner, inner), P(W - inner, inner), P(W - inner, H - inner), P(inner, H - inner)],
-                                     np.int32)], True, lc, max(1, lt // 2), cv2.LINE_AA, sh)
+        cv2.polylines(
+            tex,
+            [np.array([P(inner, inner), P(W - inner, inner), P(W - inner, H - inner), P(inner, H - inner)], np.int32)],
+            True,
+            lc,
+            max(1, lt // 2),
+            cv2.LINE_AA,
+            sh,
+        )
     # slot outlines, rounded corners
     rad = float(rng.uniform(2, 6))
-    for (x, y, w, h) in t.slots.values():
+    for x, y, w, h in t.slots.values():
         pts = []
-        for cx, cy, a0 in ((x + w - rad, y + rad, -90), (x + w - rad, y + h - rad, 0), (x + rad, y + h - rad, 90),
-                           (x + rad, y + rad, 180)):
+        for cx, cy, a0 in (
+            (x + w - rad, y + rad, -90),
+            (x + w - rad, y + h - rad, 0),
+            (x + rad, y + h - rad, 90),
+            (x + rad, y + rad, 180),
+        ):
             for a in np.linspace(a0, a0 + 90, 6):
                 pts.append(P(cx + rad * math.cos(math.radians(a)), cy + rad * math.sin(math.radians(a))))
         cv2.polylines(tex, [np.array(pts, np.int32)], True, lc, lt, cv2.LINE_AA, sh)
@@ -569,7 +580,7 @@ def _paint_texture(t: Table, rng: np.random.Generator) -> None:
         xs1, ys1 = min(tw, xa + ww), min(th, ya + hh)
         if xs1 <= xs0 or ys1 <= ys0:
             continue
-        al = (m[ys0 - ya:ys1 - ya, xs0 - xa:xs1 - xa].astype(np.float32) / 255.0 * 0.9)[..., None]
+        al = (m[ys0 - ya : ys1 - ya, xs0 - xa : xs1 - xa].astype(np.float32) / 255.0 * 0.9)[..., None]
         roi = tex[ys0:ys1, xs0:xs1].astype(np.float32)
         tex[ys0:ys1, xs0:xs1] = (roi * (1 - al) + np.array(lc, np.float32) * al).astype(np.uint8)
     t.texture = tex
@@ -581,7 +592,7 @@ def _paint_texture(t: Table, rng: np.random.Generator) -> None:
 
 @dataclass
 class Frame:
-    image: np.ndarray          # final BGR uint8 (before JPEG)
+    image: np.ndarray  # final BGR uint8 (before JPEG)
     jpeg: bytes
     truth: dict
 
@@ -629,8 +640,8 @@ def _draw_chip(tex, ppm, ox, oy, x, y, colour, rng, shadow=True):
             m = np.zeros((2 * roi_r, 2 * roi_r), np.float32)
             cv2.circle(m, (int(cx - x0 + 1.2 * ppm), int(cy - y0 + 1.8 * ppm)), int(r), 1.0, -1)
             m = cv2.GaussianBlur(m, (0, 0), 1.5 * ppm)
-            roi = tex[y0:y0 + 2 * roi_r, x0:x0 + 2 * roi_r].astype(np.float32)
-            tex[y0:y0 + 2 * roi_r, x0:x0 + 2 * roi_r] = (roi * (1 - 0.45 * m[..., None])).astype(np.uint8)
+            roi = tex[y0 : y0 + 2 * roi_r, x0 : x0 + 2 * roi_r].astype(np.float32)
+            tex[y0 : y0 + 2 * roi_r, x0 : x0 + 2 * roi_r] = (roi * (1 - 0.45 * m[..., None])).astype(np.uint8)
     col = tuple(int(v) for v in colour)
     white = (235, 238, 240)
     cv2.circle(tex, C, int(r * f), col, -1, cv2.LINE_AA, sh)
@@ -652,8 +663,16 @@ def _draw_chip(tex, ppm, ox, oy, x, y, colour, rng, shadow=True):
     fs = r * 0.022
     (tw_, th_), _ = cv2.getTextSize(val, cv2.FONT_HERSHEY_DUPLEX, fs, max(1, int(r * 0.05)))
     tc = white if sum(colour) < 450 else (40, 40, 40)
-    cv2.putText(tex, val, (int(cx - tw_ / 2), int(cy + th_ / 2)), cv2.FONT_HERSHEY_DUPLEX, fs, tc,
-                max(1, int(r * 0.05)), cv2.LINE_AA)
+    cv2.putText(
+        tex,
+        val,
+        (int(cx - tw_ / 2), int(cy + th_ / 2)),
+        cv2.FONT_HERSHEY_DUPLEX,
+        fs,
+        tc,
+        max(1, int(r * 0.05)),
+        cv2.LINE_AA,
+    )
     cv2.circle(tex, C, int(r * f), tuple(int(v * 0.6) for v in colour), max(1, int(0.03 * r)), cv2.LINE_AA, sh)
 
 
@@ -661,7 +680,11 @@ def sample_conditions(rng: np.random.Generator) -> dict:
     """Photometric and optical settings of one frame."""
     ev = float(rng.uniform(-1.0, 1.0))
     temp = float(rng.normal(0, 0.08))
-    wb = [1.0 + temp + float(rng.normal(0, 0.02)), 1.0 + float(rng.normal(0, 0.03)), 1.0 - temp + float(rng.normal(0, 0.02))]
+    wb = [
+        1.0 + temp + float(rng.normal(0, 0.02)),
+        1.0 + float(rng.normal(0, 0.03)),
+        1.0 - temp + float(rng.normal(0, 0.02)),
+    ]
     cast = [float(v) for v in rng.normal(0, 0.012, 3)]
     grad_ang = float(rng.uniform(0, 360))
     grad = float(rng.uniform(0.0, 0.35))
@@ -669,25 +692,48 @@ def sample_conditions(rng: np.random.Generator) -> dict:
     glare = rng.random() < 0.33
     motion = rng.random() < 0.2
     return {
-        "exposure_ev": round(ev, 3), "wb_gains_bgr": [round(v, 4) for v in wb], "cast_bgr": [round(v, 4) for v in cast],
+        "exposure_ev": round(ev, 3),
+        "wb_gains_bgr": [round(v, 4) for v in wb],
+        "cast_bgr": [round(v, 4) for v in cast],
         "gradient": {"strength": round(grad, 3), "angle_deg": round(grad_ang, 1)},
         "vignette": round(vign, 3),
         "glare": {"on": bool(glare)},
         "blur_sigma": round(float(rng.uniform(0.3, 1.7)), 3),
-        "motion_blur": ({"on": True, "length_px": round(float(rng.uniform(3, 11)), 2),
-                         "angle_deg": round(float(rng.uniform(0, 180)), 1)} if motion else {"on": False}),
+        "motion_blur": (
+            {
+                "on": True,
+                "length_px": round(float(rng.uniform(3, 11)), 2),
+                "angle_deg": round(float(rng.uniform(0, 180)), 1),
+            }
+            if motion
+            else {"on": False}
+        ),
         "noise_sigma": round(float(rng.uniform(1.5, 6.0)), 3),
         "jpeg_quality": int(rng.integers(55, 96)),
     }
 
 
 def jitter_pose(rng, pose: Pose) -> tuple[Pose, dict]:
-    j = {"dx_mm": float(rng.normal(0, 1.5)), "dy_mm": float(rng.normal(0, 1.5)), "dd_mm": float(rng.normal(0, 2.0)),
-         "dtilt_deg": float(rng.normal(0, 0.25)), "dtilt_dir_deg": float(rng.normal(0, 0.5)),
-         "dyaw_deg": float(rng.normal(0, 0.25)), "dfocal_rel": float(rng.normal(0, 0.002))}
-    p = Pose(pose.px + j["dx_mm"], pose.py + j["dy_mm"], pose.d + j["dd_mm"], max(0.0, pose.tilt_deg + j["dtilt_deg"]),
-             pose.tilt_dir_deg + j["dtilt_dir_deg"], pose.yaw_deg + j["dyaw_deg"], pose.focal_px * (1 + j["dfocal_rel"]),
-             pose.W, pose.H)
+    j = {
+        "dx_mm": float(rng.normal(0, 1.5)),
+        "dy_mm": float(rng.normal(0, 1.5)),
+        "dd_mm": float(rng.normal(0, 2.0)),
+        "dtilt_deg": float(rng.normal(0, 0.25)),
+        "dtilt_dir_deg": float(rng.normal(0, 0.5)),
+        "dyaw_deg": float(rng.normal(0, 0.25)),
+        "dfocal_rel": float(rng.normal(0, 0.002)),
+    }
+    p = Pose(
+        pose.px + j["dx_mm"],
+        pose.py + j["dy_mm"],
+        pose.d + j["dd_mm"],
+        max(0.0, pose.tilt_deg + j["dtilt_deg"]),
+        pose.tilt_dir_deg + j["dtilt_dir_deg"],
+        pose.yaw_deg + j["dyaw_deg"],
+        pose.focal_px * (1 + j["dfocal_rel"]),
+        pose.W,
+        pose.H,
+    )
     return p, {k: round(v, 4) for k, v in j.items()}
 
 
@@ -698,7 +744,7 @@ def sample_cards(rng, table: Table, deck: Deck, n: int | None = None) -> list[di
     chosen = rng.choice(len(names), size=n, replace=False)
     codes = rng.choice(len(CODES), size=n, replace=False)
     cards = []
-    for si, ci in zip(chosen, codes):
+    for si, ci in zip(chosen, codes, strict=False):
         nm = names[int(si)]
         x, y, w, h = table.slots[nm]
         r = float(rng.uniform(0, 6.0)) * math.sqrt(rng.random())
@@ -707,13 +753,19 @@ def sample_cards(rng, table: Table, deck: Deck, n: int | None = None) -> list[di
         rot = float(rng.uniform(-10, 10))
         upside = bool(rng.random() < 0.15)
         cw, ch = deck.card_mm
-        cards.append({
-            "code": CODES[int(ci)], "slot": nm,
-            "offset_mm": [round(r * math.cos(a), 3), round(r * math.sin(a), 3)],
-            "rotation_deg": round(rot, 3), "upside_down": upside, "scale": round(scale, 4),
-            "size_mm": [round(cw * scale, 3), round(ch * scale, 3)], "format": deck.format,
-            "centre_mm": [round(x + w / 2 + r * math.cos(a), 3), round(y + h / 2 + r * math.sin(a), 3)],
-        })
+        cards.append(
+            {
+                "code": CODES[int(ci)],
+                "slot": nm,
+                "offset_mm": [round(r * math.cos(a), 3), round(r * math.sin(a), 3)],
+                "rotation_deg": round(rot, 3),
+                "upside_down": upside,
+                "scale": round(scale, 4),
+                "size_mm": [round(cw * scale, 3), round(ch * scale, 3)],
+                "format": deck.format,
+                "centre_mm": [round(x + w / 2 + r * math.cos(a), 3), round(y + h / 2 + r * math.sin(a), 3)],
+            }
+        )
     return cards
 
 
@@ -721,7 +773,7 @@ def sample_chips(rng, table: Table) -> list[dict]:
     W, H = table.table_mm
     chips = []
     keep_out = []
-    for (x, y, w, h) in table.slots.values():
+    for x, y, w, h in table.slots.values():
         keep_out.append((x - 16, y - 16, x + w + 16, y + h + 16))
     for wd in table.words:  # chips are not put on the printed words
         hw, hh = 0.42 * wd["size_mm"] * len(wd["text"]) + 10, wd["size_mm"] * 0.6 + 6
@@ -738,13 +790,21 @@ def sample_chips(rng, table: Table) -> list[dict]:
         if any(math.hypot(cx - o["x"], cy - o["y"]) < CHIP_DIAMETER_MM + 2 for o in chips):
             continue
         stack = int(rng.choice([1, 1, 1, 2, 3]))
-        chips.append({"x": round(cx, 1), "y": round(cy, 1), "colour": str(rng.choice(list(CHIP_COLOURS))),
-                      "stack": stack})
+        chips.append(
+            {"x": round(cx, 1), "y": round(cy, 1), "colour": str(rng.choice(list(CHIP_COLOURS))), "stack": stack}
+        )
     return chips
 
 
-def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list[dict] | None = None,
-                 conditions: dict | None = None, empty: bool = False, jitter: bool = True) -> Frame:
+def render_frame(
+    rng: np.random.Generator,
+    table: Table,
+    deck: Deck,
+    cards: list[dict] | None = None,
+    conditions: dict | None = None,
+    empty: bool = False,
+    jitter: bool = True,
+) -> Frame:
     """One JPEG frame of `table` with `cards` (sampled when None) under `conditions` (sampled when None)."""
     S = SUPERSAMPLE
     cond = sample_conditions(rng) if conditions is None else conditions
@@ -764,7 +824,7 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
     for ch in chips:
         for k in range(ch["stack"]):
             dx, dy = (k - ch["stack"] + 1) * 0.8, (k - ch["stack"] + 1) * 1.2
-            crng = np.random.default_rng(abs(hash((ch["x"], ch["y"], k))) % (2 ** 32))
+            crng = np.random.default_rng(abs(hash((ch["x"], ch["y"], k))) % (2**32))
             _draw_chip(tex, ppm, ox, oy, ch["x"] - dx, ch["y"] - dy, CHIP_COLOURS[ch["colour"]], crng, shadow=(k == 0))
     # card shadows on the felt
     light = (float(rng.uniform(-1, 1)), float(rng.uniform(0.3, 1.5)))
@@ -786,8 +846,14 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
         roi = tex[y0:y1, x0:x1].astype(np.float32)
         tex[y0:y1, x0:x1] = (roi * (1 - shadow_op * m[..., None])).astype(np.uint8)
     T = np.array([[1 / ppm, 0, ox], [0, 1 / ppm, oy], [0, 0, 1]])
-    big = cv2.warpPerspective(tex, Hs @ T, (W * S, H * S), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                              borderValue=tuple(int(v) for v in table.rail["wood_bgr"]))
+    big = cv2.warpPerspective(
+        tex,
+        Hs @ T,
+        (W * S, H * S),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=tuple(int(v) for v in table.rail["wood_bgr"]),
+    )
     del tex
     # cards
     card_masks = []
@@ -800,8 +866,9 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
         # pre-shrink the art to about the projected size so the warp does not alias
         proj_h = max(np.linalg.norm(qi[3] - qi[0]), np.linalg.norm(qi[2] - qi[1]))
         target_h = int(max(40, min(face.shape[0], proj_h * 1.15)))
-        art = cv2.resize(face, (max(8, int(round(face.shape[1] * target_h / face.shape[0]))), target_h),
-                         interpolation=cv2.INTER_AREA)
+        art = cv2.resize(
+            face, (max(8, int(round(face.shape[1] * target_h / face.shape[0]))), target_h), interpolation=cv2.INTER_AREA
+        )
         ah, aw = art.shape[:2]
         mask = _rounded_mask(ah, aw, 3.2 / chh * ah)
         src = np.array([[0, 0], [aw, 0], [aw, ah], [0, ah]], np.float32)
@@ -825,13 +892,13 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
     # light, in linear RGB at 2x
     lin = _LUT[big]
     del big
-    yy, xx = np.mgrid[0:H * S, 0:W * S].astype(np.float32)
+    yy, xx = np.mgrid[0 : H * S, 0 : W * S].astype(np.float32)
     xn = (xx / (W * S) - 0.5) * 2
     yn = (yy / (H * S) - 0.5) * 2
     g = cond["gradient"]
     ga = math.radians(g["angle_deg"])
-    gain = (1.0 + g["strength"] * 0.5 * (xn * math.cos(ga) + yn * math.sin(ga)))
-    r2 = (xn ** 2 * (W / H) ** 2 + yn ** 2) / (1 + (W / H) ** 2)
+    gain = 1.0 + g["strength"] * 0.5 * (xn * math.cos(ga) + yn * math.sin(ga))
+    r2 = (xn**2 * (W / H) ** 2 + yn**2) / (1 + (W / H) ** 2)
     gain *= 1.0 - cond["vignette"] * r2
     # EV 0 puts white card paper at about sRGB 215, as an auto-exposed studio camera would
     gain *= BASE_EXPOSURE * 2.0 ** cond["exposure_ev"]
@@ -852,10 +919,16 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
             else:
                 gx, gy = rng.uniform(0.1, 0.9) * W, rng.uniform(0.1, 0.9) * H
                 gl["aimed_at_card"] = None
-            gl.update({"x": round(float(gx), 1), "y": round(float(gy), 1),
-                       "radius_px": round(float(rng.uniform(25, 110)) * W / 1280, 1),
-                       "aspect": round(float(rng.uniform(0.5, 1.0)), 3), "angle_deg": round(float(rng.uniform(0, 180)), 1),
-                       "intensity": round(float(rng.uniform(0.4, 2.0)), 3)})
+            gl.update(
+                {
+                    "x": round(float(gx), 1),
+                    "y": round(float(gy), 1),
+                    "radius_px": round(float(rng.uniform(25, 110)) * W / 1280, 1),
+                    "aspect": round(float(rng.uniform(0.5, 1.0)), 3),
+                    "angle_deg": round(float(rng.uniform(0, 180)), 1),
+                    "intensity": round(float(rng.uniform(0.4, 2.0)), 3),
+                }
+            )
         ca, sa = math.cos(math.radians(gl["angle_deg"])), math.sin(math.radians(gl["angle_deg"]))
         dx = xx / S - gl["x"]
         dy = yy / S - gl["y"]
@@ -892,7 +965,7 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
     # truth per card, with the actual (jittered) pose
     gray = decoded.max(axis=2)
     gsmall = cv2.resize(glare_map, (W, H), interpolation=cv2.INTER_AREA) if glare_map is not None else None
-    for c, cmask in zip(cards, card_masks):
+    for c in cards:
         cw, chh = c["size_mm"]
         rot = c["rotation_deg"] + (180 if c["upside_down"] else 0)
         cm = _card_corners_mm(c["centre_mm"][0], c["centre_mm"][1], cw, chh, rot)
@@ -912,16 +985,27 @@ def render_frame(rng: np.random.Generator, table: Table, deck: Deck, cards: list
             c["glare_cover"] = 0.0
             lost = 0.0
         c["ink_lost_fraction"] = round(lost, 4)
-        c["in_frame"] = bool((qi[:, 0] >= 0).all() and (qi[:, 0] < W).all() and (qi[:, 1] >= 0).all() and (qi[:, 1] < H).all())
+        c["in_frame"] = bool(
+            (qi[:, 0] >= 0).all() and (qi[:, 0] < W).all() and (qi[:, 1] >= 0).all() and (qi[:, 1] < H).all()
+        )
         # a card is taken as truly unreadable when glare burns even its ink to white on most of it
         c["readable"] = bool(lost < 0.5 and c["in_frame"])
     tilt = math.degrees(math.acos(max(-1.0, min(1.0, pose.rotation()[2, 2]))))
     truth = {
-        "size": [W, H], "table": table.name, "deck": deck.name, "felt": table.felt, "line": table.line,
-        "line_mm": round(table.line_mm, 2), "tilt_deg": round(tilt, 3), "pose": pose.as_dict(), "pose_jitter": jit,
-        "homography_img_from_mm": [[float(v) for v in row] for row in H1], "conditions": cond,
+        "size": [W, H],
+        "table": table.name,
+        "deck": deck.name,
+        "felt": table.felt,
+        "line": table.line,
+        "line_mm": round(table.line_mm, 2),
+        "tilt_deg": round(tilt, 3),
+        "pose": pose.as_dict(),
+        "pose_jitter": jit,
+        "homography_img_from_mm": [[float(v) for v in row] for row in H1],
+        "conditions": cond,
         "shadow": {"offset_mm": [round(light[0], 3), round(light[1], 3)], "opacity": round(shadow_op, 3)},
-        "chips": chips, "cards": cards,
+        "chips": chips,
+        "cards": cards,
     }
     return Frame(decoded, jpeg, truth)
 

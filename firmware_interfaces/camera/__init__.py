@@ -4,7 +4,7 @@ from calibration.layout import Layout, load_layout, slot_name, split_slot
 from calibration.store import Calibration, load_calibration
 from firmware_interfaces.camera.recognizer import CardReading, Recognizer
 from firmware_interfaces.camera.sources import CameraSource, ImageFolderSource, VideoCaptureSource, open_source
-from firmware_interfaces.camera.stabilizer import StableCard, Stabilizer
+from firmware_interfaces.camera.stabilizer import Stabilizer, StableCard
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]

@@ -67,7 +67,8 @@ def _flatten(image: np.ndarray) -> np.ndarray:
     ys, xs = np.nonzero(image[:, :, 3] > 128)
     if len(xs):
         out = out[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    face: np.ndarray = np.clip(out, 0, 255).astype(np.uint8)
+    return face
 
 
 @dataclass

@@ -154,7 +154,8 @@ class CardFinder:
         # the corner markers and their white quiet zones are not cards: leave them out
         grow = (layout.markers.size_mm / 2 + MARKER_MARGIN_MM) * s
         for cx, cy in layout.markers.centres_mm:
-            cv2.rectangle(search, (int(cx * s - grow), int(cy * s - grow)), (int(cx * s + grow), int(cy * s + grow)), 0, -1)
+            corner_a, corner_b = (int(cx * s - grow), int(cy * s - grow)), (int(cx * s + grow), int(cy * s + grow))
+            cv2.rectangle(search, corner_a, corner_b, 0, -1)
         self._search = search
         self._printed: np.ndarray | None = None
         self._not_printed: np.ndarray | None = None
@@ -168,9 +169,13 @@ class CardFinder:
         if empty_table is not None:
             empty_table = as_bgr(empty_table)
             if self._reference is None or empty_table.shape[:2] != self._reference.printed.shape[:2]:
-                log.warning("the empty table (%s) is not used: it must come with the print mask, both %dx%d "
-                            "(run `calibrate table` again)", "x".join(map(str, empty_table.shape[1::-1])),
-                            self._size[0], self._size[1])
+                log.warning(
+                    "the empty table (%s) is not used: it must come with the print mask, both %dx%d "
+                    "(run `calibrate table` again)",
+                    "x".join(map(str, empty_table.shape[1::-1])),
+                    self._size[0],
+                    self._size[1],
+                )
             else:
                 self._learn_empty_table(empty_table, self._reference)
         self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
@@ -190,7 +195,9 @@ class CardFinder:
         reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
         self._reference = _EmptyTable(ref.printed, ref.not_printed, cv2.dilate(empty, reach), cv2.erode(empty, reach))
         sw, sh = max(1, self._size[0] // 8), max(1, self._size[1] // 8)
-        self._empty_small = np.maximum(cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0)
+        self._empty_small = np.maximum(
+            cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0
+        )
         bare = cv2.bitwise_and(ref.not_printed, self._search)[::4, ::4] > 0
         if np.count_nonzero(bare) >= 50:
             self._bare = bare
@@ -240,12 +247,16 @@ class CardFinder:
         calibration): paper as wide as a card's body (against the felt's darkest, opened by
         :data:`BODY_MM`), or colour far from the felt, filled where mostly solid."""
         tw, th = self._size
-        small_white = cv2.resize(white.astype(np.uint8), (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA)
+        small_white = cv2.resize(
+            white.astype(np.uint8), (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA
+        )
         darkest = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
         paper = cv2.subtract(white.astype(np.uint8), cv2.resize(darkest, (tw, th), interpolation=cv2.INTER_LINEAR))
         solid = cv2.threshold(paper, PAPER_STEPS[2], 255, cv2.THRESH_BINARY)[1]
-        wide_felt = cv2.resize(cv2.medianBlur(cv2.resize(table, (max(1, tw // 8), max(1, th // 8)),
-                                                         interpolation=cv2.INTER_AREA), 15), (tw, th))
+        wide_felt = cv2.resize(
+            cv2.medianBlur(cv2.resize(table, (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA), 15),
+            (tw, th),
+        )
         colour = cv2.absdiff(table, wide_felt).max(axis=2)
         solid = cv2.bitwise_or(solid, cv2.threshold(colour, FELT_DISTANCES[1], 255, cv2.THRESH_BINARY)[1])
         # fill a court card's picture inside its border, but not the felt inside a printed
@@ -260,8 +271,14 @@ class CardFinder:
 
     def top_down(self, frame: np.ndarray) -> np.ndarray:
         """The table seen from straight above, :data:`FIND_PX_PER_MM` pixels per mm."""
-        return cv2.warpPerspective(frame, self._top_down, self._size, flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        return cv2.warpPerspective(
+            frame,
+            self._top_down,
+            self._size,
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0),
+        )
 
     def find_card_outlines(self, frame: np.ndarray) -> list[list[np.ndarray]]:
         """Like :meth:`find_cards`, but every outline found for each card (one per mask
@@ -331,8 +348,9 @@ class CardFinder:
             group.sort(key=lambda fb: -fb[0])
             if centre in fitted_centres and self._edge_contrast(border, group[0][1], reference) < PAPER_CONTRAST:
                 continue
-            out.append(FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]],
-                                 centre in fitted_centres))
+            out.append(
+                FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]], centre in fitted_centres)
+            )
         return out
 
     def _image_corners(self, box_px: np.ndarray) -> np.ndarray:
@@ -359,8 +377,9 @@ class CardFinder:
             return cv2.warpAffine(a, m, self._size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
 
         printed = moved(ref.printed, cv2.INTER_NEAREST)
-        return _EmptyTable(printed, cv2.bitwise_not(printed), moved(ref.hi, cv2.INTER_LINEAR),
-                           moved(ref.lo, cv2.INTER_LINEAR))
+        return _EmptyTable(
+            printed, cv2.bitwise_not(printed), moved(ref.hi, cv2.INTER_LINEAR), moved(ref.lo, cv2.INTER_LINEAR)
+        )
 
     def _against_empty(self, table: np.ndarray, ref: _EmptyTable | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The frame compared with the empty table, in the frame's own light: (covered print,
@@ -387,15 +406,14 @@ class CardFinder:
         covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
         tw, th = self._size
         sw, sh = max(1, tw // 8), max(1, th // 8)
-        ratio = (cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
-                 / self._empty_small)
+        ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32) / self._empty_small
         low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
-        local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR),
-                                dtype=cv2.CV_8U)
+        local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR), dtype=cv2.CV_8U)
         return covered, _channel_max(cv2.subtract(now, local_hi))
 
-    def _masks(self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None,
-               ref: _EmptyTable | None = None) -> list[tuple[np.ndarray, bool]]:
+    def _masks(
+        self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None, ref: _EmptyTable | None = None
+    ) -> list[tuple[np.ndarray, bool]]:
         """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
         where a card covers it), closed, opened so that lines let go of cards, and filled."""
         out = []
@@ -446,9 +464,12 @@ class CardFinder:
         paper = {level: cv2.threshold(step, level, 255, cv2.THRESH_BINARY)[1] for level in PAPER_STEPS}
         not_felt = {level: cv2.threshold(far, level, 255, cv2.THRESH_BINARY)[1] for level in FELT_DISTANCES}
         # sharp steps in whiteness: a card's border has one, a pool of glare or shadow has not
-        edges = cv2.threshold(cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._close_kernel), EDGE_STEP, 255,
-                              cv2.THRESH_BINARY)[1]
-        masks: list[tuple[np.ndarray, np.ndarray | None, bool]] = [(m, self._close_kernel, False) for m in paper.values()]
+        edges = cv2.threshold(
+            cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._close_kernel), EDGE_STEP, 255, cv2.THRESH_BINARY
+        )[1]
+        masks: list[tuple[np.ndarray, np.ndarray | None, bool]] = [
+            (m, self._close_kernel, False) for m in paper.values()
+        ]
         masks.append((cv2.bitwise_or(paper[PAPER_STEPS[1]], not_felt[FELT_DISTANCES[0]]), self._join_kernel, False))
         masks.append((cv2.bitwise_or(paper[PAPER_STEPS[2]], not_felt[FELT_DISTANCES[1]]), self._join_kernel, False))
         for level in PAPER_STEPS[:2]:
@@ -477,7 +498,9 @@ class CardFinder:
             parts += [c + (x, y) for c in contours if cv2.contourArea(c) >= self._min_px_area]
         return parts
 
-    def _fit_in_slot(self, white: np.ndarray, slot: Slot, paper_level: float) -> tuple[float, np.ndarray, tuple[float, float]] | None:
+    def _fit_in_slot(
+        self, white: np.ndarray, slot: Slot, paper_level: float
+    ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
         """A card-sized rectangle fitted to the whiteness steps in and around ``slot``, when
         paper lies there that no mask cut out as a card (a court card whose border breaks,
         a card touched by glare or a shadow). Searched coarse then fine over position (±12 mm),
@@ -486,20 +509,34 @@ class CardFinder:
         s = FIND_PX_PER_MM
         cw, ch = self.layout.card_mm
         sx, sy = slot.centre
-        region = white[max(0, int(slot.y * s)) : int((slot.y + slot.h) * s),
-                       max(0, int(slot.x * s)) : int((slot.x + slot.w) * s)]
+        region = white[
+            max(0, int(slot.y * s)) : int((slot.y + slot.h) * s), max(0, int(slot.x * s)) : int((slot.x + slot.w) * s)
+        ]
         if region.size == 0 or np.count_nonzero(region > paper_level) < 0.3 * cw * ch * s * s:
             return None
         base = 90.0 if slot.w > slot.h else 0.0
         img = white.astype(np.float32)
         best = None
-        grid = [(dx, dy, a, k) for dx in np.arange(-12, 12.1, 3) for dy in np.arange(-12, 12.1, 3)
-                for a in np.arange(-16, 16.1, 4) for k in (0.88, 0.94, 1.0)]
+        grid = [
+            (dx, dy, a, k)
+            for dx in np.arange(-12, 12.1, 3)
+            for dy in np.arange(-12, 12.1, 3)
+            for a in np.arange(-16, 16.1, 4)
+            for k in (0.88, 0.94, 1.0)
+        ]
         for _coarse_then_fine in range(2):
-            hyps = np.array(grid if best is None else
-                            [(best[0] + dx, best[1] + dy, best[2] + a, best[3] + k)
-                             for dx in np.arange(-1.5, 1.6, 0.75) for dy in np.arange(-1.5, 1.6, 0.75)
-                             for a in np.arange(-2, 2.1, 1) for k in (-0.03, 0.0, 0.03)], np.float64)
+            hyps = np.array(
+                grid
+                if best is None
+                else [
+                    (best[0] + dx, best[1] + dy, best[2] + a, best[3] + k)
+                    for dx in np.arange(-1.5, 1.6, 0.75)
+                    for dy in np.arange(-1.5, 1.6, 0.75)
+                    for a in np.arange(-2, 2.1, 1)
+                    for k in (-0.03, 0.0, 0.03)
+                ],
+                np.float64,
+            )
             score, sides = _rect_steps(img, hyps, (sx, sy), base, (cw, ch), s)
             i = int(np.argmax(score))
             best = tuple(hyps[i])
@@ -519,7 +556,9 @@ class CardFinder:
         felt = float(np.median(seen)) if seen.size else 0.0
         return felt + PAPER_STEPS[0]
 
-    def _card_rect(self, contour: np.ndarray, grow: float = 0.0) -> tuple[float, np.ndarray, tuple[float, float]] | None:
+    def _card_rect(
+        self, contour: np.ndarray, grow: float = 0.0
+    ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
         """(how well it fits, box in top-down px, centre in mm) of a card-shaped contour, else
         None; ``grow`` px are added to the box's width and height (an outline cut inside)."""
         pts = contour.reshape(-1, 2).astype(np.float32)
@@ -556,8 +595,12 @@ class CardFinder:
         patch = cv2.warpPerspective(white, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         outside = patch[_OUTER_RING]
         if ref is not None:
-            bare = cv2.warpPerspective(ref.printed, warp, size, flags=cv2.INTER_NEAREST,
-                                       borderMode=cv2.BORDER_REPLICATE)[_OUTER_RING] == 0
+            bare = (
+                cv2.warpPerspective(ref.printed, warp, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)[
+                    _OUTER_RING
+                ]
+                == 0
+            )
             if np.count_nonzero(bare) >= 0.3 * bare.size:
                 outside = outside[bare]
         return float(np.median(patch[_INNER_RING]) - np.median(outside))
@@ -588,8 +631,14 @@ _INSIDE_MM = 1.5
 _OUTSIDE_MM = (2.5, 5.0)
 
 
-def _rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
-                card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+def _rect_steps(
+    white: np.ndarray,
+    hyps: np.ndarray,
+    slot_centre: tuple[float, float],
+    base_deg: float,
+    card_mm: tuple[float, float],
+    px_per_mm: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """For each hypothesis (dx, dy, angle°, width factor): the whiteness step across each of
     the rectangle's four sides (median of inside minus the darker of two outside samples,
     so a printed line just outside does not hide the felt), and a score (sum of the best
@@ -613,15 +662,22 @@ def _rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, f
             ly = u[None, :] * 2 * hh[:, None]
 
         inside = _sample(white, hyps, slot_centre, (ca, sa), (lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM), px_per_mm)
-        outside = np.minimum(*(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm)
-                               for d in _OUTSIDE_MM))
+        outside = np.minimum(
+            *(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm) for d in _OUTSIDE_MM)
+        )
         steps[:, k] = np.median(inside - outside, axis=1)
     ordered = np.sort(steps, axis=1)
     return ordered[:, 1:].sum(axis=1), steps
 
 
-def _sample(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], rotation: tuple[np.ndarray, np.ndarray],
-            local: tuple[np.ndarray, np.ndarray], px_per_mm: float) -> np.ndarray:
+def _sample(
+    white: np.ndarray,
+    hyps: np.ndarray,
+    slot_centre: tuple[float, float],
+    rotation: tuple[np.ndarray, np.ndarray],
+    local: tuple[np.ndarray, np.ndarray],
+    px_per_mm: float,
+) -> np.ndarray:
     """Whiteness at card-local points (mm, per hypothesis), nearest pixel."""
     (ca, sa), (px, py) = rotation, local
     h, w = white.shape
@@ -685,8 +741,9 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     dst = np.array([[m, m], [m + cw, m], [m + cw, m + ch], [m, m + ch]], np.float32) * p
     warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
     # whiteness of just the frame around the card, then one channel warped
-    around = cv2.perspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2),
-                                      np.linalg.inv(warp)).reshape(-1, 2)
+    around = cv2.perspectiveTransform(
+        np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2), np.linalg.inv(warp)
+    ).reshape(-1, 2)
     x0, y0 = np.floor(around.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(around.max(axis=0)).astype(int) + 2
     fh, fw = frame.shape[:2]

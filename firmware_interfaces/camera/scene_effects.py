@@ -257,7 +257,7 @@ def add_rail(felt: np.ndarray, ppm: float, rail_mm: float, colour: str, backgrou
     grain = nrng.standard_normal(dist.shape, dtype=np.float32)[:, :, None] * 5
     leather = np.asarray(RAIL_COLOURS[colour], np.float32)[None, None, :] * padded[:, :, None] + grain
     small = leather * band + np.asarray(background, np.float32)[None, None, :] * (1 - band)
-    out = cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    out: np.ndarray = cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     out[r : r + fh, r : r + fw] = felt
     return out
 
@@ -340,8 +340,7 @@ def hand_mask(shape: tuple[int, int], ppm: float, origin_mm: tuple[float, float]
     cv2.fillConvexPoly(mask, poly, 255, cv2.LINE_AA, _SHIFT)
     # four fingers, the middle ones longest, spread a little
     knuckle = hand.palm_len_mm * 0.38
-    for k, (across, length, spread) in enumerate([(-0.36, 0.82, -7), (-0.12, 1.0, -2), (0.12, 0.95, 2),
-                                                  (0.36, 0.72, 7)]):
+    for across, length, spread in ((-0.36, 0.82, -7), (-0.12, 1.0, -2), (0.12, 0.95, 2), (0.36, 0.72, 7)):
         a = math.atan2(-uy, -ux) + math.radians(spread)
         fx, fy = math.cos(a), math.sin(a)
         base_x = pxm - ux * knuckle + vx * across * hand.palm_width_mm
@@ -423,7 +422,8 @@ def glare_field(frame_size: tuple[int, int], spots: Sequence[GlareSpot], step: i
     g = np.zeros_like(xx)
     for s in spots:
         g += s.strength * np.exp(-(((xx - s.x) / s.sigma_x) ** 2 + ((yy - s.y) / s.sigma_y) ** 2) / 2)
-    return cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR)
+    field: np.ndarray = cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR)
+    return field
 
 
 def light_field(frame_size: tuple[int, int], gradient: tuple[float, float], direction: tuple[float, float],
@@ -436,7 +436,8 @@ def light_field(frame_size: tuple[int, int], gradient: tuple[float, float], dire
     lo, hi = gradient
     ramp = lo + (hi - lo) * (ramp - ramp.min()) / max(1e-6, float(np.ptp(ramp)))
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    return cv2.resize(ramp * (1 - vignette * r2), (w, h), interpolation=cv2.INTER_LINEAR)
+    field: np.ndarray = cv2.resize(ramp * (1 - vignette * r2), (w, h), interpolation=cv2.INTER_LINEAR)
+    return field
 
 
 def motion_kernel(length_px: int, angle_deg: float) -> np.ndarray:

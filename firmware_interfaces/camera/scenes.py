@@ -173,18 +173,20 @@ def render_felt(layout: Layout, rng: random.Random, ppm: float = 1.0,
     base = rng.choice([(40, 110, 35), (35, 95, 50), (90, 60, 30), (35, 40, 120), (50, 50, 55)])
     if record is not None:
         record["felt_colour"] = _CLASSIC_FELTS[base]
-    base = tuple(int(np.clip(c + rng.uniform(-15, 15), 0, 255)) for c in base)
+    shifted = [int(np.clip(c + rng.uniform(-15, 15), 0, 255)) for c in base]
+    base = (shifted[0], shifted[1], shifted[2])
     felt = np.empty((h, w, 3), np.uint8)
     felt[:] = base
     nrng = np.random.default_rng(rng.randrange(1 << 30))
     texture = cv2.resize(nrng.normal(0, 8, (h // 8 + 1, w // 8 + 1)).astype(np.float32), (w, h))
     felt = np.clip(felt.astype(np.float32) + texture[:, :, None], 0, 255).astype(np.uint8)
-    line = tuple(int(min(255, c + 60)) for c in base)
+    line = (min(255, base[0] + 60), min(255, base[1] + 60), min(255, base[2] + 60))
     for s in layout.slots:
         cv2.rectangle(felt, (int(s.x * ppm), int(s.y * ppm)), (int((s.x + s.w) * ppm), int((s.y + s.h) * ppm)),
                       line, max(1, int(1.5 * ppm)), cv2.LINE_AA)
     draw_markers(felt, layout, ppm)
-    return felt
+    printed: np.ndarray = felt
+    return printed
 
 
 def draw_markers(felt: np.ndarray, layout: Layout, ppm: float) -> None:
@@ -207,7 +209,8 @@ def card_corners_mm(card: PlacedCard, size_mm: tuple[float, float]) -> np.ndarra
     a = np.deg2rad(card.angle_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    return local @ rot.T + np.array(card.centre_mm)
+    corners: np.ndarray = local @ rot.T + np.array(card.centre_mm)
+    return corners
 
 
 def card_size_mm(layout: Layout, face: np.ndarray) -> tuple[float, float]:
@@ -257,7 +260,7 @@ def degrade(image: np.ndarray, rng: random.Random, d: Degradation,
     ``jpeg_quality``, ``glare_spots``, ``light_gradient``)."""
     h, w = image.shape[:2]
     nrng = np.random.default_rng(rng.randrange(1 << 30))
-    img = image.astype(np.float32)
+    img: np.ndarray = image.astype(np.float32)
     lo, hi = d.light_gradient
     gx, gy = rng.uniform(-1, 1), rng.uniform(-1, 1)
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
@@ -285,8 +288,10 @@ def degrade(image: np.ndarray, rng: random.Random, d: Degradation,
                        "blur_sigma": round(sigma, 3), "motion_blur_px": 0, "noise_sigma": round(noise, 3),
                        "jpeg_quality": q})
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
-    assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    if decoded is None:
+        raise RuntimeError("OpenCV could not encode and decode a JPEG frame")
+    return decoded
 
 
 def free_spot(layout: Layout, rng: random.Random, taken: list[tuple[float, float]],
@@ -370,7 +375,7 @@ def random_deal(layout: Layout, rng: random.Random, n_cards: int, off_layout: in
 
     codes = rng.sample(CODES, n_cards + off_layout)
     slots = rng.sample([s.name for s in layout.slots], n_cards)
-    deal: list[tuple[str | None, str]] = list(zip(slots, codes[:n_cards]))
+    deal: list[tuple[str | None, str]] = list(zip(slots, codes[:n_cards], strict=False))
     deal += [(None, c) for c in codes[n_cards:]]
     return deal
 
@@ -525,7 +530,8 @@ class TableView:
     @property
     def surface_to_image(self) -> np.ndarray:
         """Homography surface px -> image px."""
-        return self.table_to_image @ canvas_to_table(self.ppm, self.origin_mm)
+        homography: np.ndarray = self.table_to_image @ canvas_to_table(self.ppm, self.origin_mm)
+        return homography
 
     def compose(self) -> np.ndarray:
         """The bare table in the camera's picture, before light and camera faults."""
@@ -555,7 +561,7 @@ def _print_words(felt: np.ndarray, layout: Layout, ppm: float, rng: random.Rando
                  slot_boxes: list[tuple[float, float, float, float]]) -> list[dict[str, object]]:
     """Each position's name (BANKER, PLAYER 2, ...) printed just above or below its slots."""
     groups: dict[str, list[tuple[float, float, float, float]]] = {}
-    for s, box in zip(layout.slots, slot_boxes):
+    for s, box in zip(layout.slots, slot_boxes, strict=False):
         groups.setdefault(s.position, []).append(box)
     colour = PRINT_COLOURS[style.colour]
     keep_out = _marker_boxes(layout, 4.0)
@@ -842,7 +848,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         spin = PlacedCard(None, "AS", (cx, cy), rng.uniform(0.0, 360.0))  # only its square's pose is used
         draw_card(frame, face, project(h_img, card_corners_mm(spin, (diameter, diameter))), alpha)
         chip_log.append({"colour": colour, "centre_mm": [round(cx, 1), round(cy, 1)]})
-    for p, corners in zip(placed, corners_img):
+    for p, corners in zip(placed, corners_img, strict=False):
         draw_card(frame, deck.face(p.code) if p.face_up else deck.back(), corners)
 
     # a canvas over the table and around it for hands and shadows
@@ -878,7 +884,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         mask = hand_mask(canvas_shape, HAND_PPM, origin, pose)
         skin = rng.choice(sorted(SKIN_TONES))
         paint_hand(frame, mask, canvas_to_image, skin, (rng.uniform(3, 8) * scale, rng.uniform(3, 8) * scale), nrng)
-        under_hand = [max(u, coverage(mask, poly)) for u, poly in zip(under_hand, canvas_polys)]
+        under_hand = [max(u, coverage(mask, poly)) for u, poly in zip(under_hand, canvas_polys, strict=False)]
         hands.append({"card": placed[k].code, "target_fraction": round(target, 3), "skin": skin,
                       "palm_mm": [round(pose.palm_mm[0], 1), round(pose.palm_mm[1], 1)]})
     for k, u in enumerate(under_hand):
@@ -918,7 +924,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
     image = apply_camera(frame, light, glare, faults, nrng)
 
     truth: list[TruthCard] = []
-    for k, (p, corners) in enumerate(zip(placed, corners_img)):
+    for k, (p, corners) in enumerate(zip(placed, corners_img, strict=False)):
         cond = _pose_conditions(layout, p, size)
         cond.update({
             "kind": kinds[k],
@@ -936,7 +942,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         "chips": len(chip_log), "chip_list": chip_log,
         "hand_shadow": hand_shadow, "hands": hands,
         "light_gradient": [round(lo_g, 3), round(hi_g, 3)], "vignette": round(vignette, 3),
-        "glare_spots": len(spots), "glare": [dict(s.to_dict(), aimed_at=a) for s, a in zip(spots, aimed)],
+        "glare_spots": len(spots), "glare": [dict(s.to_dict(), aimed_at=a) for s, a in zip(spots, aimed, strict=False)],
         "glare_on_card": sum(1 for g in glare_peaks if g >= GLARE_ON_CARD_LEVEL),
         "exposure_stops": round(faults.exposure_stops, 3), "cast_gains": [round(g, 3) for g in faults.gains],
         "blur_sigma": round(faults.blur_sigma, 3), "motion_blur_px": faults.motion_blur_px,

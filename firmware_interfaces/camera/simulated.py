@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from calibration.layout import Layout
+from calibration.layout import Layout, slot_name
 from firmware_interfaces.camera.deck_art import CODES, DeckArt
 from firmware_interfaces.camera.scenes import (
     FRAME_SIZE,
@@ -26,7 +26,6 @@ from firmware_interfaces.camera.scenes import (
     render_felt,
     render_scene,
 )
-from calibration.layout import slot_name
 from table_controller.errors import ConfigError
 
 

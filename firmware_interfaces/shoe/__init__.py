@@ -44,8 +44,8 @@ from firmware_interfaces.shoe.events import (
 from firmware_interfaces.shoe.faults import FaultPlan, FaultyTransport
 from firmware_interfaces.shoe.guarantees import LINE_READER, SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
-from firmware_interfaces.shoe.protocols import SHOE_PROTOCOLS, ShoeBackend, open_shoe
 from firmware_interfaces.shoe.ports import FdPort, PtyPort, SerialPort, TcpPort, open_pty_pair
+from firmware_interfaces.shoe.protocols import SHOE_PROTOCOLS, ShoeBackend, open_shoe
 from firmware_interfaces.shoe.sim import SimulatedShoe
 from firmware_interfaces.shoe.stats import LinkStats
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming

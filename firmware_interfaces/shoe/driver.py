@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 import serial
 
 from firmware_interfaces.shoe.codec import Codec, SLP1Codec
-from firmware_interfaces.shoe.reader import ReaderEvents, Transport, close_quietly, read_available
 from firmware_interfaces.shoe.events import LinkState, ShoeEvent
 from firmware_interfaces.shoe.guarantees import SMART_SHOE, ReaderGuarantees
 from firmware_interfaces.shoe.link import ControllerLink
+from firmware_interfaces.shoe.reader import ReaderEvents, Transport, close_quietly, read_available
 from firmware_interfaces.shoe.stats import LinkStats
 from firmware_interfaces.shoe.timing import DEFAULT_TIMING, LinkTiming
 

@@ -9,7 +9,6 @@ restart, so the shoe's retransmissions are then recognised as duplicates.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from firmware_interfaces.shoe.codec import Frame
 from firmware_interfaces.shoe.errors import MalformedFrame
@@ -177,10 +176,10 @@ class LinkDown:
     link: None = None
 
 
-ShoeEvent = Union[
-    CardDrawn, NoRead, CutCard, NewShoe, ShoeEmpty, Lid, Gate, ShoeStatus, Fault, Hello,
-    LinkUp, LinkDown, ReaderNotice,
-]
+ShoeEvent = (
+    CardDrawn | NoRead | CutCard | NewShoe | ShoeEmpty | Lid | Gate | ShoeStatus | Fault | Hello
+    | LinkUp | LinkDown | ReaderNotice
+)
 
 #: Frame types that keep the link alive but are not events.
 LINK_ONLY_TYPES = frozenset({"HB"})
@@ -297,7 +296,7 @@ def event_to_dict(event: ShoeEvent) -> dict[str, object]:
     """A JSON-ready dict of an event (as ``shoe monitor --json`` prints it)."""
     name = _EVENT_NAMES[type(event)]
     out: dict[str, object] = {"event": name}
-    for key in event.__slots__:  # type: ignore[union-attr]
+    for key in event.__slots__:
         if key == "link":
             continue
         out[_JSON_KEYS.get(key, key)] = getattr(event, key)

@@ -223,7 +223,7 @@ class TcpPort:
         self._lock = threading.Lock()
         self._listen(port)
         assert self._server is not None
-        self.port = self._server.getsockname()[1]
+        self.port: int = self._server.getsockname()[1]
         self.description = f"socket://{host}:{self.port}"
 
     def _listen(self, port: int) -> None:

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -95,7 +95,7 @@ class RecordingWriter:
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
         header = {"format": FORMAT, "protocol": protocol, "device": device, "note": note,
-                  "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                  "started": datetime.now(UTC).isoformat(timespec="seconds")}
         self._write(header)
 
     def _write(self, item: dict[str, Any]) -> None:

@@ -88,7 +88,7 @@ class SimulatedShoe:
         cards: Sequence[str] | None = None,
         cut_at: int | None = None,
         faults: FaultPlan | None = None,
-        info: ShoeInfo = ShoeInfo(),
+        info: ShoeInfo | None = None,
         clock: Callable[[], float] = time.monotonic,
         timing: LinkTiming = DEFAULT_TIMING,
         baudrate: int | None = None,
@@ -111,7 +111,7 @@ class SimulatedShoe:
         self._gate_changed = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.link = DeviceLink(self._codec, now=clock(), info=info, timing=timing)
+        self.link = DeviceLink(self._codec, now=clock(), info=info or ShoeInfo(), timing=timing)
         self._gate_locked = True
         self._lid_open = False
         self._count = 0

@@ -74,7 +74,7 @@ def duel_classes(*, progress: Progress = no_progress) -> DuelClasses:
         a_ranks = tuple(c >> 2 for c in a)
         a_cls, a_strength = _strength(a_ranks, len({c & 3 for c in a}) == 1)
         available = availability_without(a)
-        for ranks, by_suited in zip(multisets, strengths):
+        for ranks, by_suited in zip(multisets, strengths, strict=False):
             for suited, count in enumerate(hand_counts(ranks, available)):
                 if not count:
                     continue

@@ -65,7 +65,7 @@ def pick_hand(ranks: Sequence[int], available: Sequence[int], suited: bool) -> l
         ]
     for suits in options:
         if (len(set(suits)) == 1) == suited:
-            return [r * 4 + s for r, s in zip(ranks, suits)]
+            return [r * 4 + s for r, s in zip(ranks, suits, strict=False)]
     raise ValueError(f"no {'suited' if suited else 'unsuited'} hand of ranks {ranks}")
 
 
@@ -86,7 +86,7 @@ def single_hand_classes() -> tuple[tuple[int, tuple[Card, ...]], ...]:
     full = [ALL_SUITS] * 13
     out: list[tuple[int, tuple[Card, ...]]] = []
     for ranks in rank_multisets():
-        for suited, count in zip((False, True), hand_counts(ranks, full)):
+        for suited, count in zip((False, True), hand_counts(ranks, full), strict=False):
             if count:
                 out.append((count, tuple(pick_hand(ranks, full, suited))))
     return tuple(out)

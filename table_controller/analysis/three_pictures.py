@@ -57,14 +57,14 @@ def duel_classes(*, progress: Progress = no_progress) -> DuelClasses:
     comb4 = [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0], [1, 4, 6, 4, 1]]
     groups: dict[tuple[str, str], list[Any]] = {}
     left = [4] * 13
-    for done, (box, box_cls, box_counts) in enumerate(zip(multisets, classes, counts)):
+    for done, (box, box_cls, box_counts) in enumerate(zip(multisets, classes, counts, strict=False)):
         if done % 50 == 0:
             progress("box against banker", done, len(multisets))
         box_ways = 1
         for rank, k in box_counts:
             box_ways *= comb4[4][k]
             left[rank] -= k
-        for banker, banker_cls, banker_counts in zip(multisets, classes, counts):
+        for banker, banker_cls, banker_counts in zip(multisets, classes, counts, strict=False):
             ways = box_ways
             for rank, k in banker_counts:
                 ways *= comb4[left[rank]][k]

@@ -30,7 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     rec.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     rec.add_argument("--calibration", required=True, type=Path, metavar="CAL_DIR", help="calibration folder")
     rec.add_argument("--layout", metavar="FILE", help="layout file or game name (default: the calibration's)")
-    rec.add_argument("--threshold", type=float, help="caution: a multiple of the deck model's own margin limit (default 1.0; higher = fewer reads, more no-reads)")
+    rec.add_argument(
+        "--threshold",
+        type=float,
+        help="caution: a multiple of the deck model's own margin limit "
+        "(default 1.0; higher = fewer reads, more no-reads)",
+    )
     rec.add_argument("--json", action="store_true", help="one JSON line per image")
     rec.set_defaults(func=run_recognize)
 
@@ -88,8 +93,11 @@ def run_recognize(args: argparse.Namespace) -> int:
     from firmware_interfaces.camera import Recognizer, load_calibration, load_layout
 
     cal = load_calibration(args.calibration)
-    layout = (load_layout(args.layout) if args.layout else cal.layout
-              or load_layout(cal.table.layout_name or _no_layout(args.calibration)))
+    layout = (
+        load_layout(args.layout)
+        if args.layout
+        else cal.layout or load_layout(cal.table.layout_name or _no_layout(args.calibration))
+    )
     kwargs = {"threshold": args.threshold} if args.threshold is not None else {}
     rec = Recognizer(cal, layout, **kwargs)
     failures = 0
@@ -201,8 +209,10 @@ def run_simulate(args: argparse.Namespace) -> int:
             assert frame is not None and cam.last_scene is not None
             path = frames_dir / f"frame_{i:04d}.jpg"
             cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            cards = [{"code": c.code, "position": c.slot, "corners": [[round(x, 1), round(y, 1)] for x, y in c.corners]}
-                     for c in cam.last_scene.cards]
+            cards = [
+                {"code": c.code, "position": c.slot, "corners": [[round(x, 1), round(y, 1)] for x, y in c.corners]}
+                for c in cam.last_scene.cards
+            ]
             truth.write(json.dumps({"image": str(path), "cards": cards}) + "\n")
             step(i + 1, args.frames)
     print(f"wrote {args.frames} frame(s) to {frames_dir} and a calibration to {cal_dir}")

@@ -8,7 +8,9 @@ import threading
 
 from table_controller.errors import ConfigError
 from table_controller.publish.options import (
-    add_client_args, client_curve_from_args, snapshot_endpoint_for,
+    add_client_args,
+    client_curve_from_args,
+    snapshot_endpoint_for,
 )
 
 

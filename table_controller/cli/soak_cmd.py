@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -124,12 +125,9 @@ def run_soak_command(args: argparse.Namespace) -> int:
         hostile=args.hostile,
         workdir=args.keep,
         table_timeout=args.table_timeout,
-        **(
-            {"variants": tuple(v.strip() for v in args.variants.split(",") if v.strip())}
-            if args.variants
-            else {}
-        ),
     )
+    if args.variants:
+        options = dataclasses.replace(options, variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()))
     _check_variants(options.variants)
     _check_card_art(options)
     with _Progress(options.tables * options.rounds) as progress:

@@ -52,7 +52,7 @@ def send_request(endpoint: str, request: dict[str, Any], timeout: float, curve: 
     """One request to a controller's control socket (``curve``: a ClientCurve)."""
     import zmq
 
-    context = zmq.Context.instance()
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
     sock = context.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
     if curve is not None:
@@ -62,7 +62,10 @@ def send_request(endpoint: str, request: dict[str, Any], timeout: float, curve: 
         sock.send(json.dumps(request).encode())
         if not sock.poll(int(timeout * 1000)):
             raise ControlUnreachable(f"no answer from the controller at {endpoint} within {timeout:g} s")
-        return json.loads(sock.recv())
+        reply = json.loads(sock.recv())
+        if not isinstance(reply, dict):
+            raise ControlUnreachable(f"the controller at {endpoint} answered {type(reply).__name__}, not an object")
+        return reply
     finally:
         sock.close()
 
@@ -103,5 +106,7 @@ def run_supervise(args: argparse.Namespace) -> int:
               + (f", awaiting a confirmed card ({answer['cause']})" if answer.get("awaiting") else ""))
     else:
         for event in answer["events"]:
-            print(f"{event['seq']} {event['type']} {event.get('state') or event.get('code') or event.get('reason') or ''}")
+            print(
+                f"{event['seq']} {event['type']} {event.get('state') or event.get('code') or event.get('reason') or ''}"
+            )
     return 0 if answer.get("ok") else 1

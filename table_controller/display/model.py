@@ -14,7 +14,7 @@ from collections import deque
 from datetime import datetime
 from typing import Any
 
-from table_controller.display.scoreboard import big_road, bead_plate
+from table_controller.display.scoreboard import bead_plate, big_road
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ class TableView:
         if self.shoe_new_seq is not None and int(event["seq"]) < self.shoe_new_seq:
             return
         outcome = event.get("outcome") or {}
-        letter = WINNER_LETTER.get(outcome.get("winner"))
+        letter = WINNER_LETTER.get(str(outcome.get("winner")))
         if letter:
             self.shoe_results.append((letter, bool(outcome.get("player_pair")),
                                       bool(outcome.get("banker_pair"))))

@@ -158,7 +158,7 @@ def _check_text(
     """The parsed event of a row, or None (with a problem) if its text is not a valid event."""
     where = f"seq {record.seq}"
     try:
-        event = json.loads(record.body)
+        event: dict[str, Any] = json.loads(record.body)
         validate(event)
     except (json.JSONDecodeError, EventError) as e:
         problems.add(f"{where}: stored text is not a valid event: {e}")

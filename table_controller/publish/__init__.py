@@ -2,10 +2,17 @@
 
 from table_controller.publish.proxy import StudioProxy
 from table_controller.publish.publisher import (
-    DEFAULT_PUBLISH, DEFAULT_SNAPSHOT, EventPublisher, attach,
+    DEFAULT_PUBLISH,
+    DEFAULT_SNAPSHOT,
+    EventPublisher,
+    attach,
 )
 from table_controller.publish.security import (
-    ClientCurve, CurveConfig, KeyFileError, generate_keys, load_keypair,
+    ClientCurve,
+    CurveConfig,
+    KeyFileError,
+    generate_keys,
+    load_keypair,
 )
 from table_controller.publish.snapshot import SnapshotState
 

@@ -14,7 +14,10 @@ import zmq
 
 from table_controller.events import encode, validate
 from table_controller.publish.security import (
-    CurveConfig, HandshakeWatch, make_server, start_authenticator,
+    CurveConfig,
+    HandshakeWatch,
+    make_server,
+    start_authenticator,
 )
 from table_controller.publish.snapshot import SnapshotState
 

@@ -118,7 +118,7 @@ class ClientCurve:
         public, secret = load_keypair(self.client_secret_file, need_secret=True)
         server_public, _ = load_keypair(self.server_public_file, need_secret=False)
         socket.curve_publickey = public
-        socket.curve_secretkey = secret  # type: ignore[assignment]
+        socket.curve_secretkey = secret
         socket.curve_serverkey = server_public
 
 
@@ -173,7 +173,7 @@ class HandshakeWatch:
                 log.warning("CURVE handshake refused on the %s socket (%s, error %s): "
                             "a client without an authorised key tried to connect",
                             name, label, message.get("value"))
-                self.failures.append((name, label))
+                self.failures.append((name, label or str(event)))
                 self.failed.set()
         finally:
             monitor.close(linger=0)

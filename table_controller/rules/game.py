@@ -151,7 +151,7 @@ class Deal:
         """A complete round: ``cards[i]`` placed at ``order[i]`` (the game's whole deal order)."""
         deal = cls(game)
         hands, placed = deal.hands, deal.placed
-        for position, card in zip(order, cards):
+        for position, card in zip(order, cards, strict=False):
             hand = hands[position]
             placed.append((position, len(hand), card))
             hand.append(card)

@@ -45,7 +45,7 @@ def _three_pictures_entry(ranks: tuple[int, int, int]) -> tuple[str, int, int]:
 
 #: rank key -> (class name, strength, points)
 THREE_PICTURES_TABLE: list[tuple[str, int, int]] = [
-    _three_pictures_entry(rs) for rs in product(range(13), repeat=3)
+    _three_pictures_entry((rs[0], rs[1], rs[2])) for rs in product(range(13), repeat=3)
 ]
 
 # ------------------------------------------------------- Three-card poker (pair plus)
@@ -77,7 +77,7 @@ def _poker3_entry(ranks: tuple[int, int, int]) -> tuple[str, str]:
 
 
 #: rank key -> (category unsuited, category suited)
-POKER3_TABLE: list[tuple[str, str]] = [_poker3_entry(rs) for rs in product(range(13), repeat=3)]
+POKER3_TABLE: list[tuple[str, str]] = [_poker3_entry((rs[0], rs[1], rs[2])) for rs in product(range(13), repeat=3)]
 
 # ------------------------------------------------------------------ Teen Patti
 TEEN_PATTI_CLASSES: tuple[str, ...] = (
@@ -127,7 +127,7 @@ def _teen_patti_entry(ranks: tuple[int, int, int], suited: bool) -> tuple[str, i
 
 #: (rank key * 2 + suited) -> (class name, strength)
 TEEN_PATTI_TABLE: list[tuple[str, int]] = [
-    _teen_patti_entry(rs, suited) for rs in product(range(13), repeat=3) for suited in (False, True)
+    _teen_patti_entry((rs[0], rs[1], rs[2]), suited) for rs in product(range(13), repeat=3) for suited in (False, True)
 ]
 
 

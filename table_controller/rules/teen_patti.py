@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from typing import ClassVar
 
 from table_controller.errors import DealError
 from table_controller.rules.cards import CODES, Card
@@ -23,7 +24,7 @@ class TeenPatti2020(Game):
     """Teen Patti 20-20: two hands dealt alternately from a single deck."""
 
     game_id = "teen-patti-2020"
-    OPTIONS: dict[str, OptionSpec] = {}
+    OPTIONS: ClassVar[dict[str, OptionSpec]] = {}
     BETS = {
         "a": BetSpec(required=True),
         "b": BetSpec(required=True),

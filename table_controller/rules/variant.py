@@ -169,12 +169,12 @@ def parse_variant(
         raise VariantError(f"{source}: [bets] is missing or empty")
     _check_keys(bets_in, set(bet_specs), f"{source}: [bets]")
     bets: dict[str, BetTerms] = {}
-    for name, spec in bet_specs.items():
+    for name, bet_spec in bet_specs.items():
         if name not in bets_in:
-            if spec.required:
+            if bet_spec.required:
                 raise VariantError(f"{source}: bets.{name} is required by game {data['game']!r}")
             continue
-        bets[name] = _parse_bet(bets_in[name], spec, f"{source}: bets.{name}")
+        bets[name] = _parse_bet(bets_in[name], bet_spec, f"{source}: bets.{name}")
     return Variant(
         id=data["id"],
         game=data["game"],

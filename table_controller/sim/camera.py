@@ -28,6 +28,8 @@ def simulated_camera(
     deck = load_deck(deck_name)
     camera = SimulatedCamera(layout, deck, seed=seed, reuse_frames=reuse_frames)
     empty = camera.read()
+    if empty is None:
+        raise RuntimeError(f"the simulated camera gave no frame of the empty {game_id} table")
     plane = calibrate_from_markers(empty, layout)
     templates = CardTemplates(deck.faces())
     started = time.monotonic()

@@ -330,7 +330,8 @@ class SimulatedDealer:
                 card = shoe_card_of(paused.get("reason"))
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
             elif paused.get("awaiting") == "card" or cause == "void-request":
-                self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=f"supervisor voided after {cause}"))
+                reason = f"supervisor voided after {cause}"
+                self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=reason))
             else:
                 self._resume_once_lid_closed()
         except TableError as e:

@@ -128,8 +128,8 @@ def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) 
     """Re-deal every round from its journaled cards; re-judge it; each settled once."""
     game = load_game(record.variant)
     table = record.table
-    deals: dict[str, Any] = {}
-    settled: dict[str, str] = {}
+    deals: dict[str | None, Any] = {}
+    settled: dict[str | None, str] = {}
     burn_left: int | None = None
     burn_index = 0
     for e in journal.events:
@@ -538,7 +538,7 @@ def check_causes(
         if kind == "alert":
             last_alert[round_id] = e["kind"]
         elif kind == "table.state" and e["state"] == "paused":
-            cause = e.get("cause")
+            cause = str(e.get("cause"))
             injected = by_round.get(round_id, set())
             explained = {
                 "no-read": "noread" in injected or (line and "line-garbage" in injected),

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 import threading
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -165,7 +165,8 @@ class ControlClient:
         s = self._open()
         try:
             s.send(json.dumps(body).encode())
-            return json.loads(s.recv())
+            reply = json.loads(s.recv())
+            return reply if isinstance(reply, dict) else None
         except zmq.ZMQError:
             self.close()
             return None

@@ -10,10 +10,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "CameraDown", "CameraMismatch", "CardDrawn", "CardDropped", "CardMisplaced", "CloseBetting",
-    "DeviceFault", "DeviceWarning", "ExposedCard", "ExtraCard", "LidChanged", "LinkChanged", "NoRead", "ShoeCut", "ShoeEmpty",
-    "ShoeNew", "ShoeRestarted", "StartRound", "SupervisorResume", "SupervisorVoid", "TableInput",
-    "Tick", "VoidRequest",
+    "CameraDown",
+    "CameraMismatch",
+    "CardDrawn",
+    "CardDropped",
+    "CardMisplaced",
+    "CloseBetting",
+    "DeviceFault",
+    "DeviceWarning",
+    "ExposedCard",
+    "ExtraCard",
+    "LidChanged",
+    "LinkChanged",
+    "NoRead",
+    "ShoeCut",
+    "ShoeEmpty",
+    "ShoeNew",
+    "ShoeRestarted",
+    "StartRound",
+    "SupervisorResume",
+    "SupervisorVoid",
+    "TableInput",
+    "Tick",
+    "VoidRequest",
 ]
 
 
@@ -180,8 +199,26 @@ class SupervisorVoid:
 
 
 TableInput = (
-    StartRound | CloseBetting | Tick | CardDrawn | NoRead | CardDropped | ExposedCard | ExtraCard
-    | CardMisplaced | CameraMismatch | CameraDown | VoidRequest | ShoeNew | ShoeCut | ShoeEmpty
-    | LidChanged | LinkChanged | ShoeRestarted | DeviceFault | DeviceWarning | SupervisorResume
+    StartRound
+    | CloseBetting
+    | Tick
+    | CardDrawn
+    | NoRead
+    | CardDropped
+    | ExposedCard
+    | ExtraCard
+    | CardMisplaced
+    | CameraMismatch
+    | CameraDown
+    | VoidRequest
+    | ShoeNew
+    | ShoeCut
+    | ShoeEmpty
+    | LidChanged
+    | LinkChanged
+    | ShoeRestarted
+    | DeviceFault
+    | DeviceWarning
+    | SupervisorResume
     | SupervisorVoid
 )

@@ -35,8 +35,9 @@ import threading
 import time
 import tty
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 __all__ = [
     "MAX_FRAME",
@@ -258,7 +259,8 @@ class ShoeBehaviour:
         if self.baud is not None and self.baud <= 0:
             raise ValueError("baud must be positive")
         # The longest HELLO (with an 8-hex nonce) must fit into 96 bytes.
-        encode_frame(65535, "HELLO", self.vendor, self.model, self.serial, self.firmware, "SLP1", "FFFFFFFF", "FFFFFFFF")
+        nonce = "FFFFFFFF"
+        encode_frame(65535, "HELLO", self.vendor, self.model, self.serial, self.firmware, "SLP1", nonce, nonce)
 
 
 # --------------------------------------------------------------------------
@@ -822,7 +824,9 @@ class PtyShoe(_Runner):
     shoe's bytes are dropped (lost on the wire), never blocking.
     """
 
-    def __init__(self, shoe: ConformanceShoe, *, behaviour: ShoeBehaviour, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, shoe: ConformanceShoe, *, behaviour: ShoeBehaviour, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(shoe, behaviour=behaviour, clock=clock)
         self._master, slave = os.openpty()
         try:
@@ -878,7 +882,9 @@ class TcpShoe(_Runner):
     are lost on the wire.
     """
 
-    def __init__(self, shoe: ConformanceShoe, *, behaviour: ShoeBehaviour, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, shoe: ConformanceShoe, *, behaviour: ShoeBehaviour, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(shoe, behaviour=behaviour, clock=clock)
         self._srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

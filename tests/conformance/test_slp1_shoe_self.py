@@ -128,7 +128,7 @@ def test_retransmission_timing_with_injected_clock() -> None:
         shoe.tick(t)
         if shoe.take_output():
             times.append(t)
-    gaps = [round(b - a, 3) for a, b in zip(times, times[1:])]
+    gaps = [round(b - a, 3) for a, b in zip(times, times[1:], strict=False)]
     assert gaps[-3:] == [1.0, 1.0, 1.0] and all(g <= 1.0 for g in gaps)
     # the peer answers: back to 250 ms
     shoe.receive(encode_frame(7, "STATUS"), 106.0)
@@ -285,7 +285,7 @@ def test_faults_still_look_like_frames() -> None:
 # ---- runners ----------------------------------------------------------------------------
 
 
-def _read_frames(read: "callable", until: "callable", timeout: float = 3.0) -> list[Frame]:
+def _read_frames(read: callable, until: callable, timeout: float = 3.0) -> list[Frame]:
     r, got, deadline = FrameReader(), [], time.monotonic() + timeout
     while time.monotonic() < deadline:
         data = read()
@@ -347,11 +347,11 @@ def test_tcp_runner_pull_cable() -> None:
             def read() -> bytes:
                 try:
                     return sock.recv(4096)
-                except (socket.timeout, OSError):
+                except (TimeoutError, OSError):
                     return b""
             return read
 
-        got = _read_frames(read_from(c), lambda g: any(f.type == "NEWSHOE" for f in g))
+        _read_frames(read_from(c), lambda g: any(f.type == "NEWSHOE" for f in g))
         runner.pull_cable(0.5)
         assert c.recv(10) == b""  # closed on us
         c.close()
@@ -362,7 +362,7 @@ def test_tcp_runner_pull_cable() -> None:
         time.sleep(0.6)
         c3 = socket.create_connection((host, int(port)), timeout=2)
         c3.settimeout(0.05)
-        got = _read_frames(read_from(c3), lambda g: [f.seq for f in g][:2] == [0, 1])  # still unacked
+        _read_frames(read_from(c3), lambda g: [f.seq for f in g][:2] == [0, 1])  # still unacked
         assert runner.call(lambda s, now: s.unacked) == 2
         c3.close()
     finally:

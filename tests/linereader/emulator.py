@@ -213,57 +213,152 @@ def _d(**kw) -> Dialect:
 
 
 _DIALECT_LIST = [
-    _d(name="plain_crlf", description="Bare code, CR LF; the reference case.",
-       eol=b"\r\n", ten="T"),
-    _d(name="plain_lf_ten10", description="Bare code, LF only, ten sent as '10'.",
-       eol=b"\n", ten="10"),
-    _d(name="cr_only_lower", description="Old reader: CR alone as line end, all lower case.",
-       eol=b"\r", ten="T", rank_case="lower", suit_case="lower"),
-    _d(name="ten_lower_t", description="Ten as lower-case 't', everything else upper case.",
-       eol=b"\r\n", ten="t"),
-    _d(name="mixed_case", description="Rank upper, suit lower ('Qd', 'Td'), LF.",
-       eol=b"\n", ten="T", suit_case="lower"),
-    _d(name="random_case", description="Each letter in random case per line; ten as '10'.",
-       eol=b"\r\n", ten="10", rank_case="random", suit_case="random"),
-    _d(name="padded_ws", description="Fixed plus random spaces/tabs around the code.",
-       eol=b"\r\n", lead=" ", trail="\t", ws_jitter=True),
-    _d(name="stx_etx", description="Code between STX (0x02) and ETX (0x03).",
-       eol=b"\r\n", stx_etx=True),
-    _d(name="stx_etx_checksum",
-       description="STX code ETX + one checksum byte (0x20-0x7E, may be a letter/digit); framed keep-alive HB.",
-       eol=b"\r\n", ten="10", stx_etx=True, checksum=True, keepalives=("HB",)),
-    _d(name="label_colon", description="Label 'CARD:' before the code.",
-       eol=b"\r\n", label="CARD:"),
-    _d(name="label_space_ok",
-       description="Label 'CARD ' and suffix ' OK'; the reader also sends a bare 'OK' keep-alive.",
-       eol=b"\r\n", label="CARD ", suffix=" OK", keepalives=("OK",)),
-    _d(name="label_eq_semicolon", description="Lower case 'card=' label, ';' suffix, lower case code, LF.",
-       eol=b"\n", label="card=", suffix=";", rank_case="lower", suit_case="lower"),
-    _d(name="label_c_colon", description="Label 'C:' (C is also a suit letter), ten as '10'.",
-       eol=b"\r\n", ten="10", label="C:"),
-    _d(name="vendor_rdr01", description="Vendor prefix 'RDR01 ' on every line (digits before a '10'); PING.",
-       eol=b"\r\n", ten="10", prefix="RDR01 ", keepalives=("PING",)),
-    _d(name="vendor_hash", description="Vendor prefix '#' on every line, LF; '#HB' keep-alive.",
-       eol=b"\n", prefix="#", keepalives=("HB",)),
-    _d(name="seq_prefix", description="Reader's own 4-digit counter before the code: '0007 KH', ten '10'.",
-       eol=b"\r\n", ten="10", seq="prefix", seq_sep=" "),
-    _d(name="seq_suffix", description="Reader's own counter after the code: 'KH,0007'.",
-       eol=b"\r\n", seq="suffix", seq_sep=","),
-    _d(name="timestamp_ms", description="Time stamp 'HH:MM:SS.mmm ' before the code, ten '10'; PING.",
-       eol=b"\r\n", ten="10", timestamp=True, keepalives=("PING",)),
-    _d(name="heartbeat", description="Bare code plus keep-alives HB / PING / READY ('READY' contains 'AD').",
-       eol=b"\r\n", keepalives=("HB", "PING", "READY")),
-    _d(name="status_label",
-       description="'CARD:' label plus status lines ACK / SHOE EMPTY / ERR 03 / ERR 10 ('ACK' contains 'AC').",
-       eol=b"\r\n", label="CARD:", keepalives=("ACK", "SHOE EMPTY", "ERR 03", "ERR 10")),
-    _d(name="suit_first", description="Suit before rank: 'SA', 'H10'. Parse only with the given pattern.",
-       eol=b"\r\n", ten="10", suit_first=True, keepalives=("PING",),
-       needs_pattern=True, pattern=SUIT_FIRST_PATTERN),
-    _d(name="kitchen_sink",
-       description="Everything at once: ws, STX, time stamp, vendor, label, counter, suffix, ETX+checksum, status lines.",
-       eol=b"\r\n", ten="10", rank_case="random", suit_case="random", lead=" ", ws_jitter=True,
-       stx_etx=True, checksum=True, timestamp=True, prefix="RDR01 ", label="CARD:",
-       seq="prefix", seq_sep=" ", suffix=" OK", keepalives=("HB", "READY", "ERR 03", "SHOE EMPTY")),
+    _d(name="plain_crlf", description="Bare code, CR LF; the reference case.", eol=b"\r\n", ten="T"),
+    _d(name="plain_lf_ten10", description="Bare code, LF only, ten sent as '10'.", eol=b"\n", ten="10"),
+    _d(
+        name="cr_only_lower",
+        description="Old reader: CR alone as line end, all lower case.",
+        eol=b"\r",
+        ten="T",
+        rank_case="lower",
+        suit_case="lower",
+    ),
+    _d(name="ten_lower_t", description="Ten as lower-case 't', everything else upper case.", eol=b"\r\n", ten="t"),
+    _d(
+        name="mixed_case", description="Rank upper, suit lower ('Qd', 'Td'), LF.", eol=b"\n", ten="T", suit_case="lower"
+    ),
+    _d(
+        name="random_case",
+        description="Each letter in random case per line; ten as '10'.",
+        eol=b"\r\n",
+        ten="10",
+        rank_case="random",
+        suit_case="random",
+    ),
+    _d(
+        name="padded_ws",
+        description="Fixed plus random spaces/tabs around the code.",
+        eol=b"\r\n",
+        lead=" ",
+        trail="\t",
+        ws_jitter=True,
+    ),
+    _d(name="stx_etx", description="Code between STX (0x02) and ETX (0x03).", eol=b"\r\n", stx_etx=True),
+    _d(
+        name="stx_etx_checksum",
+        description="STX code ETX + one checksum byte (0x20-0x7E, may be a letter/digit); framed keep-alive HB.",
+        eol=b"\r\n",
+        ten="10",
+        stx_etx=True,
+        checksum=True,
+        keepalives=("HB",),
+    ),
+    _d(name="label_colon", description="Label 'CARD:' before the code.", eol=b"\r\n", label="CARD:"),
+    _d(
+        name="label_space_ok",
+        description="Label 'CARD ' and suffix ' OK'; the reader also sends a bare 'OK' keep-alive.",
+        eol=b"\r\n",
+        label="CARD ",
+        suffix=" OK",
+        keepalives=("OK",),
+    ),
+    _d(
+        name="label_eq_semicolon",
+        description="Lower case 'card=' label, ';' suffix, lower case code, LF.",
+        eol=b"\n",
+        label="card=",
+        suffix=";",
+        rank_case="lower",
+        suit_case="lower",
+    ),
+    _d(
+        name="label_c_colon",
+        description="Label 'C:' (C is also a suit letter), ten as '10'.",
+        eol=b"\r\n",
+        ten="10",
+        label="C:",
+    ),
+    _d(
+        name="vendor_rdr01",
+        description="Vendor prefix 'RDR01 ' on every line (digits before a '10'); PING.",
+        eol=b"\r\n",
+        ten="10",
+        prefix="RDR01 ",
+        keepalives=("PING",),
+    ),
+    _d(
+        name="vendor_hash",
+        description="Vendor prefix '#' on every line, LF; '#HB' keep-alive.",
+        eol=b"\n",
+        prefix="#",
+        keepalives=("HB",),
+    ),
+    _d(
+        name="seq_prefix",
+        description="Reader's own 4-digit counter before the code: '0007 KH', ten '10'.",
+        eol=b"\r\n",
+        ten="10",
+        seq="prefix",
+        seq_sep=" ",
+    ),
+    _d(
+        name="seq_suffix",
+        description="Reader's own counter after the code: 'KH,0007'.",
+        eol=b"\r\n",
+        seq="suffix",
+        seq_sep=",",
+    ),
+    _d(
+        name="timestamp_ms",
+        description="Time stamp 'HH:MM:SS.mmm ' before the code, ten '10'; PING.",
+        eol=b"\r\n",
+        ten="10",
+        timestamp=True,
+        keepalives=("PING",),
+    ),
+    _d(
+        name="heartbeat",
+        description="Bare code plus keep-alives HB / PING / READY ('READY' contains 'AD').",
+        eol=b"\r\n",
+        keepalives=("HB", "PING", "READY"),
+    ),
+    _d(
+        name="status_label",
+        description="'CARD:' label plus status lines ACK / SHOE EMPTY / ERR 03 / ERR 10 ('ACK' contains 'AC').",
+        eol=b"\r\n",
+        label="CARD:",
+        keepalives=("ACK", "SHOE EMPTY", "ERR 03", "ERR 10"),
+    ),
+    _d(
+        name="suit_first",
+        description="Suit before rank: 'SA', 'H10'. Parse only with the given pattern.",
+        eol=b"\r\n",
+        ten="10",
+        suit_first=True,
+        keepalives=("PING",),
+        needs_pattern=True,
+        pattern=SUIT_FIRST_PATTERN,
+    ),
+    _d(
+        name="kitchen_sink",
+        description="Everything at once: ws, STX, time stamp, vendor, label, counter, suffix, ETX+checksum, "
+        "status lines.",
+        eol=b"\r\n",
+        ten="10",
+        rank_case="random",
+        suit_case="random",
+        lead=" ",
+        ws_jitter=True,
+        stx_etx=True,
+        checksum=True,
+        timestamp=True,
+        prefix="RDR01 ",
+        label="CARD:",
+        seq="prefix",
+        seq_sep=" ",
+        suffix=" OK",
+        keepalives=("HB", "READY", "ERR 03", "SHOE EMPTY"),
+    ),
 ]
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in _DIALECT_LIST}
@@ -273,6 +368,7 @@ assert len(DIALECTS) == len(_DIALECT_LIST), "duplicate dialect name"
 # --------------------------------------------------------------------------
 # Faults and result
 # --------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Faults:
@@ -367,6 +463,7 @@ class Emitted:
 # Rendering
 # --------------------------------------------------------------------------
 
+
 def _case(s: str, how: str, rng: random.Random) -> str:
     if how == "upper":
         return s.upper()
@@ -428,7 +525,7 @@ class _Renderer:
         tail = ""
         if is_card:
             head += d.label
-            seq_s = f"{seq % 10 ** d.seq_width:0{d.seq_width}d}"
+            seq_s = f"{seq % 10**d.seq_width:0{d.seq_width}d}"
             if d.seq == "prefix":
                 head += seq_s + d.seq_sep
             elif d.seq == "suffix":
@@ -551,14 +648,14 @@ def emit(cards: list[str], dialect: Dialect, faults: Faults = Faults(), seed: in
         elif kind == "truncated" and len(ln.body) >= 2:
             k = rng.randint(1, len(ln.body) - 1)
             chunks.append(ln.body[:k] + eol)
-            if k >= ln.trail_start:          # only trailing whitespace lost
+            if k >= ln.trail_start:  # only trailing whitespace lost
                 slots.append((card, True))
                 events.append((i, "truncated_ws"))
-            elif k >= ln.code_end:           # code whole, framing/suffix cut
+            elif k >= ln.code_end:  # code whole, framing/suffix cut
                 slots.append((card, False))
                 ambiguous.append(i)
                 events.append((i, "truncated_ambiguous"))
-            else:                            # code incomplete: not a card
+            else:  # code incomplete: not a card
                 events.append((i, "truncated"))
         elif mid:
             # Garbage may split the line (stray CR/LF); re-draw the (rare)
@@ -602,6 +699,7 @@ def emit(cards: list[str], dialect: Dialect, faults: Faults = Faults(), seed: in
 # Pseudo-terminal
 # --------------------------------------------------------------------------
 
+
 class LineReaderPty:
     """A reader on a real pseudo-terminal.
 
@@ -619,8 +717,15 @@ class LineReaderPty:
     writes to the port is collected in ``received``.
     """
 
-    def __init__(self, dialect: Dialect | None = None, faults: Faults = Faults(), seed: int = 0,
-                 line_delay: float = 0.0, baud: int | None = None, write_timeout: float = 0.5):
+    def __init__(
+        self,
+        dialect: Dialect | None = None,
+        faults: Faults = Faults(),
+        seed: int = 0,
+        line_delay: float = 0.0,
+        baud: int | None = None,
+        write_timeout: float = 0.5,
+    ):
         if baud is not None and baud <= 0:
             raise ValueError("baud must be positive")
         self.dialect = dialect or DIALECTS["plain_crlf"]
@@ -653,8 +758,9 @@ class LineReaderPty:
 
     # -- public API ---------------------------------------------------------
 
-    def send(self, cards: list[str], dialect: Dialect | None = None, faults: Faults | None = None,
-             seed: int | None = None) -> Emitted:
+    def send(
+        self, cards: list[str], dialect: Dialect | None = None, faults: Faults | None = None, seed: int | None = None
+    ) -> Emitted:
         """Emit ``cards`` (with this pty's dialect/faults unless overridden) and queue the bytes.
 
         Returns the :class:`Emitted` ground truth immediately; the bytes are
@@ -705,7 +811,7 @@ class LineReaderPty:
             except OSError:
                 pass
 
-    def __enter__(self) -> "LineReaderPty":
+    def __enter__(self) -> LineReaderPty:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -769,7 +875,7 @@ class LineReaderPty:
             now = time.monotonic()
             if due > now:
                 time.sleep(due - now)
-            self._write(data[off:off + step])
+            self._write(data[off : off + step])
         # the last piece also takes time on the wire
         due = start + len(data) * per_byte
         now = time.monotonic()

@@ -286,7 +286,7 @@ def test_fault_shapes():
         kinds |= {k for _, k in em.events}
         sent = [e for e in em.events if e[1] != "lost"]  # one chunk per event
         assert len(sent) == len(em.chunks)
-        for (i, k), chunk in zip(sent, em.chunks):
+        for (_, k), chunk in zip(sent, em.chunks, strict=True):
             if k == "overlong":
                 body = chunk[:-2]
                 assert len(body) >= 500 and b"\r" not in body and b"\n" not in body
@@ -308,7 +308,7 @@ def test_duplicate_is_immediate_and_identical():
     d = DIALECTS["timestamp_ms"]
     em = emit(random_deck(30, 0), d, Faults(duplicate=1), seed=0)
     assert len(em.cards) == 60 and em.cards[0::2] == em.cards[1::2] == em.intended
-    assert all(a == b for a, b in zip(em.chunks[0::2], em.chunks[1::2]))
+    assert all(a == b for a, b in zip(em.chunks[0::2], em.chunks[1::2], strict=False))
 
 
 def test_lost_all():
@@ -435,7 +435,7 @@ def test_no_line_can_read_as_another_card(name):
     for seed in range(60):
         em = emit(random_deck(40, seed), d, f, seed=seed)
         sent = [e for e in em.events if e[1] != "lost"]
-        for (i, kind), chunk in zip(sent, em.chunks):
+        for (i, kind), chunk in zip(sent, em.chunks, strict=True):
             allowed = [em.intended[i]] if kind in own_kinds else []
             for found in _generous_cards(chunk, d.suit_first):
                 assert set(found) <= set(allowed) and len(found) <= 1, (seed, kind, chunk, found)
