@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from datetime import datetime
 from typing import Any
 
+from table_controller import event_types
 from table_controller.display.scoreboard import bead_plate, big_road
+from table_controller.event_types import EventError
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,8 @@ WINNER_LETTER = {"banker": "B", "player": "P", "tie": "T"}
 def parse_ts(ts: str) -> float | None:
     """Epoch seconds of an events.md timestamp, or None if it is not one."""
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except (AttributeError, ValueError):
+        return event_types.parse_ts(ts)
+    except EventError:
         return None
 
 

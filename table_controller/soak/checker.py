@@ -17,10 +17,10 @@ import sqlite3
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from table_controller.event_types import parse_ts
 from table_controller.rules.baccarat import burn_count
 from table_controller.rules.cards import parse_card
 from table_controller.rules.registry import load_game
@@ -117,7 +117,7 @@ def read_journal(path: Path, table: str, result: CheckResult) -> JournalRows:
 
 
 def _ts(event: dict[str, Any]) -> float:
-    return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
+    return parse_ts(event["ts"])
 
 
 def _normal(value: Any) -> Any:

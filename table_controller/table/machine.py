@@ -19,10 +19,10 @@ Baccarat's burn after a new shoe is ``dealing`` with no round (cards to position
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from table_controller.errors import CardError, TableError
+from table_controller.event_types import parse_ts
 from table_controller.rules.baccarat import burn_count
 from table_controller.rules.cards import CODES, Card, parse_card
 from table_controller.rules.game import Deal, Game
@@ -52,11 +52,6 @@ class Pause:
     cause: str
     resume_to: str
     awaiting_card: bool
-
-
-def parse_ts(text: str) -> float:
-    """Seconds since the epoch of an events.md timestamp."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 class TableMachine:
