@@ -217,6 +217,36 @@ EVENT_CLASSES: dict[str, type[_Event]] = {
 }
 
 
+class TableStatus(msgspec.Struct, frozen=True, kw_only=True):
+    """A snapshot's ``state``: the payload of the table's latest ``table.state`` event."""
+
+    state: TableStateName
+    reason: str | None
+
+
+class SnapshotReply(msgspec.Struct, frozen=True, kw_only=True):
+    """The snapshot endpoint's answer to ``{"op": "snapshot"}`` (events.md, Transport).
+
+    ``round``: the events of the round in progress, in order; ``history``: the last
+    ``round.result`` / ``round.void`` events; ``shoe`` (added): the ``shoe`` events of the
+    current shoe from its latest ``new`` on. Decode one with :func:`decode_snapshot_reply`.
+    """
+
+    seq: Count
+    state: TableStatus | None
+    round: list[Event]
+    history: list[RoundResult | RoundVoided]
+    shoe: list[ShoeChanged] = []
+
+
+class _RawSnapshotReply(msgspec.Struct):
+    seq: Count
+    state: TableStatus | None
+    round: list[msgspec.Raw]
+    history: list[msgspec.Raw]
+    shoe: list[msgspec.Raw] = []
+
+
 class _Head(msgspec.Struct):
     type: str
 
@@ -224,6 +254,7 @@ class _Head(msgspec.Struct):
 _ENCODER = msgspec.json.Encoder()
 _HEAD = msgspec.json.Decoder(_Head)
 _DECODERS = {name: msgspec.json.Decoder(cls) for name, cls in EVENT_CLASSES.items()}
+_SNAPSHOT = msgspec.json.Decoder(_RawSnapshotReply)
 
 
 def format_ts(epoch_seconds: float) -> str:
@@ -272,6 +303,24 @@ def decode_event(body: bytes | str) -> Event:
     return event
 
 
+def decode_snapshot_reply(body: bytes | str) -> SnapshotReply:
+    """The typed snapshot reply; raises :class:`EventError` naming what is wrong."""
+    try:
+        raw = _SNAPSHOT.decode(body)
+    except msgspec.DecodeError as e:
+        raise EventError(f"not a snapshot reply: {e}"[:300]) from None
+    history = [decode_event(bytes(b)) for b in raw.history]
+    shoe = [decode_event(bytes(b)) for b in raw.shoe]
+    if any(not isinstance(e, RoundResult | RoundVoided) for e in history):
+        raise EventError("a snapshot's history holds only round.result and round.void events")
+    if any(not isinstance(e, ShoeChanged) for e in shoe):
+        raise EventError("a snapshot's shoe holds only shoe events")
+    return SnapshotReply(
+        seq=raw.seq, state=raw.state, round=[decode_event(bytes(b)) for b in raw.round],
+        history=cast(list[RoundResult | RoundVoided], history), shoe=cast(list[ShoeChanged], shoe),
+    )
+
+
 def event_from_dict(event: object) -> Event:
     """The typed event of an event dict (as ``json.loads`` gives it); raises :class:`EventError`."""
     if not isinstance(event, dict):
@@ -303,8 +352,19 @@ def as_dict(event: Event) -> dict[str, Any]:
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of one event of the stream, generated from these types."""
     schema, components = msgspec.json.schema_components(
-        [cls for cls in EVENT_CLASSES.values()], ref_template="#/$defs/{name}"
+        [*EVENT_CLASSES.values(), _RawSnapshotReply], ref_template="#/$defs/{name}"
     )
+    # SnapshotReply's lists hold events (an untagged union msgspec cannot describe): name them
+    reply = components.pop(_RawSnapshotReply.__name__)
+    reply.update(title="SnapshotReply", description=(SnapshotReply.__doc__ or "").split("\n")[0])
+
+    def refs(*classes: type[msgspec.Struct]) -> dict[str, Any]:
+        return {"oneOf": [{"$ref": f"#/$defs/{c.__name__}"} for c in classes]}
+
+    reply["properties"]["round"]["items"] = refs(*EVENT_CLASSES.values())
+    reply["properties"]["history"]["items"] = refs(RoundResult, RoundVoided)
+    reply["properties"]["shoe"]["items"] = refs(ShoeChanged)
+    components["SnapshotReply"] = reply
     for cls in EVENT_CLASSES.values():  # a default makes `type` optional in Python, never on the wire
         required = components[cls.__name__]["required"]
         required.insert(required.index("table"), "type")
@@ -315,9 +375,10 @@ def json_schema() -> dict[str, Any]:
         "description": (
             "One event of a table's stream (ZeroMQ frame 1, a journal row's body). "
             "Generated from table_controller/event_types.py; events.md is the prose contract. "
-            "Consumers must ignore fields and event types they do not know."
+            "Consumers must ignore fields they do not know. The snapshot endpoint's reply is "
+            "$defs/SnapshotReply."
         ),
-        "oneOf": list(schema),
+        "oneOf": list(schema[:-1]),
         "$defs": components,
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -197,3 +198,30 @@ def test_money_in_the_schema_is_text_never_a_number() -> None:
         assert Decimal(text) == Decimal(et.decode_event(json.dumps(an_event(
             type="round.result", position=..., index=..., code=..., source=...,
             hands={}, outcome={}, payouts={"bet": text}))).payouts["bet"])  # type: ignore[union-attr]
+
+
+def test_a_snapshot_reply_decodes_typed_and_the_schema_describes_it(
+    schema_validator: jsonschema.Draft202012Validator,
+) -> None:
+    from table_controller.publish.snapshot import SnapshotState
+
+    state = SnapshotState()
+    for body in RECORDED:
+        event = json.loads(body)
+        if event["table"] == "T09":
+            state.apply(event)
+    body = json.dumps(state.reply(), separators=(",", ":"), ensure_ascii=False)
+    reply = et.decode_snapshot_reply(body)
+    assert reply.seq == state.seq and len(reply.history) == 2
+    assert all(isinstance(e, et.RoundResult) for e in reply.history)
+    assert msgspec.json.encode(reply).decode("utf-8") == body
+    schema = dict(schema_validator.schema, oneOf=None)
+    schema.pop("oneOf")
+    schema["$ref"] = "#/$defs/SnapshotReply"
+    validator = jsonschema.Draft202012Validator(schema)
+    assert not list(validator.iter_errors(json.loads(body)))
+    broken = json.loads(body)
+    broken["history"][0]["type"] = "card"
+    assert list(validator.iter_errors(broken))
+    with pytest.raises(et.EventError):
+        et.decode_snapshot_reply(json.dumps(broken))
