@@ -27,14 +27,14 @@ import json
 import re
 import sys
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType, field
 
 from table_controller.errors import TableError
 
-VERSION = 1
+VERSION: Literal[1] = 1
 
 TableStateName = Literal["idle", "betting", "dealing", "result", "paused", "closed"]
 AlertKind = Literal[
@@ -60,15 +60,22 @@ class EventError(TableError, ValueError):
 
 
 class _Event(msgspec.Struct, frozen=True, kw_only=True):
-    """The common fields of every event."""
+    """The common fields of every event.
 
-    v: Literal[1]
-    table: str
-    seq: Seq
-    ts: Timestamp
+    The machine builds an event *unstamped*, with only ``round`` and its payload; the
+    controller stamps ``table``, ``game`` and ``ts`` and the journal numbers it
+    (:func:`stamped`). The defaults are for that: on the wire and in a journal every
+    common field is required (:func:`decode_event` checks them first).
+    """
+
+    v: Literal[1] = VERSION
+    table: str = ""
+    #: 0 until the journal numbers the event
+    seq: int = 0
+    ts: str = ""
     type: str
-    game: str
-    round: str | None
+    game: str = ""
+    round: str | None = None
 
 
 class TableStateChanged(_Event, frozen=True, kw_only=True):
@@ -195,6 +202,8 @@ class Checkpoint(_Event, frozen=True, kw_only=True):
     sig: str
 
 
+E = TypeVar("E", bound="_Event")
+
 Event: TypeAlias = (
     TableStateChanged | RoundStarted | BettingClosed | CardDealt | RoundResult | RoundVoided | Alert
     | ShoeChanged | Heartbeat | Checkpoint
@@ -248,7 +257,15 @@ class _RawSnapshotReply(msgspec.Struct):
 
 
 class _Head(msgspec.Struct):
+    """The common fields, all required: what :func:`decode_event` checks before the type's own."""
+
+    v: Literal[1]
+    table: str
+    seq: Seq
+    ts: Timestamp
     type: str
+    game: str
+    round: str | None
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -277,22 +294,27 @@ def parse_ts(text: str) -> float:
 _MISSING = re.compile(r"Object missing required field `([^`]*)`(?: - at `\$(.*)`)?")
 
 
-def _problem(kind: str, error: Exception) -> EventError:
-    """msgspec's complaint in events.md words: ``card event lacks field 'source'``."""
+def _problem(kind: str | None, error: Exception) -> EventError:
+    """msgspec's complaint in events.md words: ``card event lacks field 'source'``
+    (``kind`` None: a common field, ``event lacks common field 'seq'``)."""
     text = str(error)
+    what = "event" if kind is None else f"{kind} event"
     missing = _MISSING.fullmatch(text)
     if missing:
         where = f" (in {missing.group(2).lstrip('.')})" if missing.group(2) else ""
-        text = f"lacks field {missing.group(1)!r}{where}"
-    return EventError(f"{kind} event {text}"[:300] if missing else f"{kind} event: {text}"[:300])
+        common = "common " if kind is None else ""
+        return EventError(f"{what} lacks {common}field {missing.group(1)!r}{where}"[:300])
+    return EventError(f"{what}: {text}"[:300])
 
 
 def decode_event(body: bytes | str) -> Event:
     """The typed event of one JSON body; raises :class:`EventError` naming what is wrong."""
     try:
         kind = _HEAD.decode(body).type
+    except msgspec.ValidationError as e:
+        raise _problem(None, e) from None
     except msgspec.DecodeError as e:
-        raise EventError(f"not an event: {e}"[:300]) from None
+        raise EventError(f"event body is not JSON: {e}"[:300]) from None
     decoder = _DECODERS.get(kind)
     if decoder is None:
         raise EventError(f"unknown event type {kind!r}"[:200])
@@ -325,17 +347,28 @@ def event_from_dict(event: object) -> Event:
     """The typed event of an event dict (as ``json.loads`` gives it); raises :class:`EventError`."""
     if not isinstance(event, dict):
         raise EventError(f"an event is a JSON object, not {type(event).__name__}")
-    kind = event.get("type")
-    cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
-    if cls is None or not isinstance(kind, str):
-        if "type" not in event:
-            raise EventError("event lacks common field 'type'")
+    try:
+        kind = msgspec.convert(event, _Head, strict=True).type
+    except msgspec.ValidationError as e:
+        raise _problem(None, e) from None
+    cls = EVENT_CLASSES.get(kind)
+    if cls is None:
         raise EventError(f"unknown event type {kind!r}"[:200])
     try:
         typed = cast(Event, msgspec.convert(event, cls, strict=True))
     except msgspec.ValidationError as e:
         raise _problem(kind, e) from None
     return typed
+
+
+def stamped(event: E, *, table: str, game: str, ts: float, seq: int = 0) -> E:
+    """The event with its common fields filled in (``seq`` stays 0 until the journal numbers it)."""
+    return msgspec.structs.replace(event, table=table, game=game, ts=format_ts(ts), seq=seq)
+
+
+def numbered(event: E, seq: int) -> E:
+    """The event as the journal stores it: numbered ``seq``."""
+    return msgspec.structs.replace(event, seq=seq)
 
 
 def encode_event(event: Event) -> bytes:
@@ -352,9 +385,10 @@ def as_dict(event: Event) -> dict[str, Any]:
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of one event of the stream, generated from these types."""
     schema, components = msgspec.json.schema_components(
-        [*EVENT_CLASSES.values(), _RawSnapshotReply], ref_template="#/$defs/{name}"
+        [*EVENT_CLASSES.values(), _RawSnapshotReply, _Head], ref_template="#/$defs/{name}"
     )
     # SnapshotReply's lists hold events (an untagged union msgspec cannot describe): name them
+    schema = schema[:-1]
     reply = components.pop(_RawSnapshotReply.__name__)
     reply.update(title="SnapshotReply", description=(SnapshotReply.__doc__ or "").split("\n")[0])
 
@@ -365,9 +399,14 @@ def json_schema() -> dict[str, Any]:
     reply["properties"]["history"]["items"] = refs(RoundResult, RoundVoided)
     reply["properties"]["shoe"]["items"] = refs(ShoeChanged)
     components["SnapshotReply"] = reply
-    for cls in EVENT_CLASSES.values():  # a default makes `type` optional in Python, never on the wire
-        required = components[cls.__name__]["required"]
-        required.insert(required.index("table"), "type")
+    head = components.pop(_Head.__name__)
+    for cls in EVENT_CLASSES.values():  # the defaults are for building events; the wire needs them all
+        event_schema = components[cls.__name__]
+        fields = event_schema["properties"]
+        payload = {name: value for name, value in fields.items() if name not in head["properties"]}
+        event_schema["properties"] = {**head["properties"], "type": fields["type"], **payload}
+        required = [name for name in event_schema.get("required", []) if name in payload]
+        event_schema["required"] = [*head["required"], *required]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://github.com/opentable-studio/table-controller/docs/events.schema.json",

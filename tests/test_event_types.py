@@ -225,3 +225,19 @@ def test_a_snapshot_reply_decodes_typed_and_the_schema_describes_it(
     assert list(validator.iter_errors(broken))
     with pytest.raises(et.EventError):
         et.decode_snapshot_reply(json.dumps(broken))
+
+
+def test_an_event_is_built_unstamped_stamped_by_the_controller_and_numbered_by_the_journal() -> None:
+    built = et.CardDealt(round="T01-000001", position="player", index=0, code="AS", source="shoe")
+    with pytest.raises(et.EventError, match="event: Expected `int` >= 1"):
+        et.decode_event(et.encode_event(built))  # unnumbered: not an event of the stream yet
+    event = et.numbered(et.stamped(built, table="T01", game="baccarat", ts=1_795_977_602.123), 7)
+    assert et.encode_event(event).decode() == to_json(an_event())
+
+
+@pytest.mark.parametrize("field_name", ["v", "table", "seq", "ts", "type", "game", "round"])
+def test_every_common_field_is_required_on_the_wire(field_name: str) -> None:
+    with pytest.raises(et.EventError, match=f"event lacks common field '{field_name}'"):
+        et.decode_event(json.dumps(an_event(**{field_name: ...})))
+    with pytest.raises(et.EventError, match=f"event lacks common field '{field_name}'"):
+        et.event_from_dict(an_event(**{field_name: ...}))
