@@ -325,6 +325,7 @@ class TableMachine:
             self._set_state(RESULT)
 
     def _after_burn(self) -> tuple[State, str | None]:
+        # A shoe accepted by a supervisor after it was found empty has ended before its burn.
         return (CLOSED, "end of shoe: load a new shoe") if self.rounds_left == 0 else (IDLE, None)
 
     def _on_NoRead(self, e: i.NoRead) -> None:

@@ -189,13 +189,9 @@ def the_trouble_is_over(table: TableView) -> str | None:
 
 
 # ---------------------------------------------------------------------- arrows used by many inputs
-MISDEAL = (to(IDLE, "misdeal: void"), to(CLOSED, "misdeal: void (shoe ended)"))
+MISDEAL = (to(IDLE, "misdeal, void"), to(CLOSED, "misdeal, void (shoe ended)"))
 TROUBLE = (to(PAUSED, "device trouble"),)
-NEW_SHOE = (
-    to(IDLE, "new shoe"),
-    to(CLOSED, "new shoe refused"),
-    to(DEALING, "new shoe: burn"),
-)
+NEW_SHOE = (to(CLOSED, "new shoe refused"), to(DEALING, "new shoe, burn"))
 OUTSIDE_A_ROUND = (IDLE, RESULT, CLOSED)
 DEVICE_TROUBLE = (i.CameraDown, i.ShoeRestarted, i.DeviceFault)
 MISDEALS = (i.CardDropped, i.ExposedCard, i.ExtraCard, i.CardMisplaced)
@@ -203,12 +199,12 @@ MISDEALS = (i.CardDropped, i.ExposedCard, i.ExtraCard, i.CardMisplaced)
 # ---------------------------------------------------------------------- the declaration
 ROUND = Declaration(
     states=(
-        StateInfo(IDLE, "no round: the dealer may start one", initial=True),
+        StateInfo(IDLE, "no round, the dealer may start one", initial=True),
         StateInfo(BETTING, "a round is open for bets until the countdown ends or the dealer closes it"),
-        StateInfo(DEALING, "the shoe's gate is open: the round's cards, or the new shoe's burn"),
+        StateInfo(DEALING, "the shoe's gate is open for the round's cards, or for the new shoe's burn"),
         StateInfo(RESULT, "the round is settled and shown for result_seconds"),
-        StateInfo(PAUSED, "device trouble or a void request: waits for the device or a supervisor"),
-        StateInfo(CLOSED, "the shoe ended or was refused: a new shoe (or a supervisor) reopens the table"),
+        StateInfo(PAUSED, "device trouble or a void request, waits for the device or a supervisor"),
+        StateInfo(CLOSED, "the shoe ended or was refused, a new shoe (or a supervisor) reopens the table"),
     ),
     rules=(
         # input              in state(s)                       what happens
@@ -280,11 +276,14 @@ ROUND = Declaration(
                                                                       to(CLOSED, "burn done (shoe ended)"),
                                                                       guard=the_trouble_is_over)),
         On(i.SupervisorResume, (CLOSED,),                      handle(to(IDLE, "supervisor accepts the shoe"),
-                                                                      to(DEALING, "supervisor accepts the shoe: burn"),
+                                                                      to(DEALING, "supervisor accepts the shoe, burn"),
                                                                       guard=the_shoe_was_refused)),
 
         # A new shoe during a round voids it first; a game that burns then deals the burn.
-        On(i.ShoeNew,        EVERY_STATE,                      handle(*NEW_SHOE)),
+        On(i.ShoeNew,        (IDLE, RESULT),                   handle(*NEW_SHOE)),
+        On(i.ShoeNew,        (BETTING, DEALING, PAUSED),       handle(to(IDLE, "shoe reloaded mid-round, void"),
+                                                                      *NEW_SHOE)),
+        On(i.ShoeNew,        (CLOSED,),                        handle(to(IDLE, "new shoe"), *NEW_SHOE)),
         On(i.ShoeCut,        EVERY_STATE,                      STAY),
         On(i.ShoeEmpty,      (IDLE, RESULT),                   handle(to(CLOSED, "shoe empty"))),
         On(i.ShoeEmpty,      (BETTING, CLOSED),                STAY),
@@ -307,11 +306,11 @@ def check(declaration: Declaration, inputs: Iterable[type] = INPUT_TYPES) -> Non
     described = [s.state for s in declaration.states]
     initial = [s.state for s in declaration.states if s.initial]
     if len(initial) != 1:
-        raise DeclarationError(f"exactly one initial state is needed, not {len(initial)}: {initial}")
+        raise DeclarationError(f"exactly one initial state is needed, not {len(initial)}: [{_names(initial)}]")
     if sorted(described) != sorted(State):
-        missing = sorted(set(State) - set(described))
-        twice = sorted({s for s in described if described.count(s) > 1})
-        raise DeclarationError(f"every state is described once: missing {missing}, twice {twice}")
+        missing = _names(set(State) - set(described))
+        twice = _names({s for s in described if described.count(s) > 1})
+        raise DeclarationError(f"every state is described once: missing [{missing}], twice [{twice}]")
 
     seen: dict[tuple[State, type], int] = {}
     for rule in declaration.rules:
@@ -332,15 +331,20 @@ def check(declaration: Declaration, inputs: Iterable[type] = INPUT_TYPES) -> Non
     for source, _, arrow in declaration.arrows():
         leads_to[source].add(arrow.to)
     start = initial[0]
-    unreachable = sorted(set(State) - _reachable(start, leads_to))
+    unreachable = set(State) - _reachable(start, leads_to)
     if unreachable:
-        raise DeclarationError(f"states not reachable from {start}: {unreachable}")
-    dead_ends = sorted(s for s in State if not leads_to[s] - {s})
+        raise DeclarationError(f"states not reachable from {start}: [{_names(unreachable)}]")
+    dead_ends = [s for s in State if not leads_to[s] - {s}]
     if dead_ends:
-        raise DeclarationError(f"dead-end states (no arrow to another state): {dead_ends}")
-    traps = sorted(s for s in State if start not in _reachable(s, leads_to))
+        raise DeclarationError(f"dead-end states (no arrow to another state): [{_names(dead_ends)}]")
+    traps = [s for s in State if start not in _reachable(s, leads_to)]
     if traps:
-        raise DeclarationError(f"states from which {start} cannot be reached again: {traps}")
+        raise DeclarationError(f"states from which {start} cannot be reached again: [{_names(traps)}]")
+
+
+def _names(states: Iterable[State]) -> str:
+    """The states' values in the order of :class:`State`."""
+    return ", ".join(s.value for s in State if s in set(states))
 
 
 def _reachable(start: State, leads_to: dict[State, set[State]]) -> set[State]:
