@@ -411,3 +411,22 @@ def test_a_slow_consumers_backlog_after_a_snapshot_is_dropped_not_a_snapshot_sto
         client.close()
         snapshots.close()
         pub.close(linger=0)
+
+
+def test_a_snapshot_and_an_event_encode_as_the_json_of_contract_version_1():
+    from table_controller.client import encode_item, item_as_dict
+
+    shoe = make_event(table="T01", seq=1, ts=0, type="shoe", game="baccarat", round=None,
+                      event="new", count=416, decks=8)
+    card = make_event(table="T01", seq=3, ts=0, type="card", game="baccarat", round="R1",
+                      position="player", index=0, code="QH", source="shoe")
+    start = make_event(table="T01", seq=2, ts=0, type="round.start", game="baccarat", round="R1",
+                       variant="baccarat", betting_seconds=15)
+    snapshot = Snapshot(table="T01", seq=3, state=TableStatus(state="dealing", reason=None),
+                        round=typed([start, card]), history=[], shoe=typed([shoe]))
+    expected = {"type": "snapshot", "table": "T01", "seq": 3, "state": {"state": "dealing", "reason": None},
+                "round": [start, card], "history": [], "shoe": [shoe]}
+    assert json.loads(encode_item(snapshot)) == expected
+    assert list(json.loads(encode_item(snapshot))) == list(expected)  # the order display --json printed
+    assert item_as_dict(snapshot) == expected
+    assert encode_item(event_from_dict(card)) == json.dumps(card, separators=(",", ":")).encode()
