@@ -126,7 +126,8 @@ def run_with_display(table: Any, publish: str, snapshot: str, table_id: str) -> 
     """Run the simulated table in a thread and a display client in this one."""
     import threading
 
-    from table_controller.client import TableClient
+    from table_controller.client import Snapshot, TableClient
+    from table_controller.event_types import as_dict
 
     finished = threading.Event()
     outcome: dict[str, Any] = {}
@@ -150,7 +151,7 @@ def run_with_display(table: Any, publish: str, snapshot: str, table_id: str) -> 
         else:
             while not finished.is_set():
                 for event in client.events(timeout=0.25):
-                    line = describe(event) if event.get("type") != "snapshot" else None
+                    line = None if isinstance(event, Snapshot) else describe(as_dict(event))
                     if line:
                         print(f"[display] {line}", flush=True)
     finally:
