@@ -110,9 +110,10 @@ def table_input_for(event: object) -> i.TableInput | None:
     """
     role = SHOE_EVENT_MAPPING.get(type(event))
     if role is None:
+        kind = type(event)
         raise UnmappedShoeEvent(
-            f"shoe event {event!r} is of a class the table has no mapping for "
-            "(table_controller/shoe_mapping.py): refused, not acknowledged"
+            f"shoe event class {kind.__module__}.{kind.__qualname__} has no table mapping "
+            f"(table_controller/shoe_mapping.py): {event!r} refused, not acknowledged"
         )
     if isinstance(role, NotATableInput):
         return None
