@@ -264,7 +264,7 @@ class TableMachine:
         elif self.state == RESULT and self._now >= self.state_since + self.result_seconds:
             self._set_state(*self._after_round())
 
-    def _on_CardDrawn(self, e: i.CardDrawn) -> None:
+    def _on_CardDealt(self, e: i.CardDealt) -> None:
         try:
             card = parse_card(e.code)
         except CardError:
