@@ -355,10 +355,10 @@ class TableController:
         """Cards go through the shoe/camera cross-check before the table sees them."""
         m = self.machine
         dealing = m.state == "dealing" and not m.burning
-        if isinstance(event, (i.CardDealt, CameraSaw, i.CameraDown)):
+        if isinstance(event, (i.CardPresented, CameraSaw, i.CameraDown)):
             log.debug("table %s: %s while %s (waiting for the camera: %s)", self.table, event,
                       m.state, [p.code for p in self.fusion.pending])
-        if isinstance(event, i.CardDealt) and event.source == "shoe" and self.fusion.mode != "shoe":
+        if isinstance(event, i.CardPresented) and event.source == "shoe" and self.fusion.mode != "shoe":
             return self._unless_extra_cards(
                 self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
             )
@@ -386,7 +386,7 @@ class TableController:
         hands = {p: list(cards) for p, cards in deal.hands.items()}
         dealt = deal.dealt
         for k, x in enumerate(inputs):
-            code = x.code if isinstance(x, i.CardDealt) else getattr(x, "card", None)
+            code = x.code if isinstance(x, i.CardPresented) else getattr(x, "card", None)
             if code is None:
                 continue
             position = deal.game.next_position(hands, dealt)
@@ -399,7 +399,7 @@ class TableController:
             dealt += 1
             if deal.game.next_position(hands, dealt) is not None:
                 continue
-            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardDealt)]
+            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardPresented)]
             later += [p.code for p in self.fusion.pending]
             if not later:
                 return inputs

@@ -59,7 +59,7 @@ ShoeEventRole = BecomesInput | NotATableInput
 
 def _card(e: shoe.CardDrawn) -> i.TableInput:
     # A line reader's count is the driver's own, not the device's: not a shoe count.
-    return i.CardDealt(e.code, "shoe", e.count if e.link is not None else None)
+    return i.CardPresented(e.code, "shoe", e.count if e.link is not None else None)
 
 
 def _reader_notice(e: shoe.ReaderNotice) -> i.TableInput:

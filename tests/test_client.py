@@ -205,7 +205,7 @@ def test_malformed_messages_are_logged_and_skipped(context, caplog):
             assert collector.client.stats.malformed == 5
             assert collector.client.stats.gaps == 0
             messages = [r.getMessage() for r in caplog.records]
-            assert any("not an event: JSON is malformed" in m for m in messages)
+            assert any("event body is not JSON: JSON is malformed" in m for m in messages)
             assert any("expected 2 frames" in m for m in messages)
             assert any("card event lacks field 'source'" in m for m in messages)
             assert any("topic b'T01.alert' does not match event 'T01.card'" in m for m in messages)

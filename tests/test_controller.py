@@ -65,7 +65,7 @@ def test_panel_buttons_drive_a_round_and_lamps_follow(tmp_path: Path, factory: M
     drain(c)
     assert c.machine.state == "dealing" and lamps(factory) == (False, True, False)
     for code in ("9H", "9D", "KH", "KD"):
-        c.post(i.CardDealt(code))
+        c.post(i.CardPresented(code))
     drain(c)
     assert c.machine.state == "result" and lamps(factory) == (False, False, False)
     types = [e["type"] for e in c.journal.events()]
@@ -114,7 +114,7 @@ def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: Mo
     press(factory, "start_round")
     press(factory, "close_betting")
     for code in ("AS", "KD", "QH"):
-        c.post(i.CardDealt(code))
+        c.post(i.CardPresented(code))
     drain(c)
     last = c.journal.last_seq
     c.panel.close()
@@ -123,7 +123,7 @@ def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: Mo
     c2 = make(tmp_path, factory, "teen-patti-2020")
     assert c2.machine.state == "dealing" and c2.machine.next_position == "b"
     for code in ("2C", "3D", "4S"):
-        c2.post(i.CardDealt(code))
+        c2.post(i.CardPresented(code))
     drain(c2)
     events = list(c2.journal.events())
     assert events[last]["seq"] == last + 1
@@ -174,10 +174,10 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
     c.step(i.StartRound())
     c.step(i.CloseBetting())
     for k, (code, slot) in enumerate(zip(("AS", "KD", "QH", "2C", "3D"), ("a", "b", "a", "b", "a"), strict=True)):
-        c.step(i.CardDealt(code, "shoe"))
+        c.step(i.CardPresented(code, "shoe"))
         c.step(CameraSaw(slot, k // 2, code))
-    c.step(i.CardDealt("4S", "shoe"))  # the round's last card, not yet seen by the camera
-    c.step(i.CardDealt("9H", "shoe"))  # one card too many, drawn before the round was settled
+    c.step(i.CardPresented("4S", "shoe"))  # the round's last card, not yet seen by the camera
+    c.step(i.CardPresented("9H", "shoe"))  # one card too many, drawn before the round was settled
     events = c.step(CameraSaw("b", 2, "4S"))
     assert [e["type"] for e in events][:3] == ["alert", "round.void", "table.state"]
     assert events[0]["kind"] == "wrong-order"
@@ -367,7 +367,7 @@ def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summaris
 
     c = make(tmp_path, factory)
     for _ in range(200):  # cards outside a round: one wrong-order alert each
-        c.post(i.CardDealt("AS"))
+        c.post(i.CardPresented("AS"))
     drain(c)
     alerts = [e for e in c.journal.events(types=["alert"])]
     assert len(alerts) == ALERTS_PER_WINDOW
@@ -421,7 +421,7 @@ def test_a_restart_while_dealing_from_a_line_reader_pauses_for_a_supervisor(
     c = make(tmp_path, factory)
     c.step(i.StartRound())
     c.step(i.CloseBetting())
-    c.step(i.CardDealt("4H"))
+    c.step(i.CardPresented("4H"))
     c.journal.close()
     factory.reset()
     game = load_game("baccarat")

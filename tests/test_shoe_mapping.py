@@ -44,8 +44,8 @@ def test_every_event_that_is_no_table_input_says_why() -> None:
 @pytest.mark.parametrize(
     ("event", "expected"),
     [
-        (shoe.CardDrawn("TS", "RO", 143, LINK), i.CardDealt("TS", "shoe", 143)),
-        (shoe.CardDrawn("TS", "L", 3, None), i.CardDealt("TS", "shoe", None)),  # a line reader's own count
+        (shoe.CardDrawn("TS", "RO", 143, LINK), i.CardPresented("TS", "shoe", 143)),
+        (shoe.CardDrawn("TS", "L", 3, None), i.CardPresented("TS", "shoe", None)),  # a line reader's own count
         (shoe.NoRead(12, LINK), i.NoRead("the shoe could not read card 12")),
         (shoe.CutCard(300, LINK), i.ShoeCut(300)),
         (shoe.NewShoe(8, LINK), i.ShoeNew(8)),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "CameraDown",
     "CameraMismatch",
-    "CardDealt",
+    "CardPresented",
     "CardDropped",
     "CardMisplaced",
     "CloseBetting",
@@ -56,7 +56,7 @@ class Tick:
 
 
 @dataclass(frozen=True)
-class CardDealt:
+class CardPresented:
     """A card came to the table, identified: from the shoe, the camera, both, or entered by hand.
 
     ``source`` says which (``shoe``, ``camera``, ``shoe+camera``, ``manual``). Not the shoe
@@ -207,7 +207,7 @@ TableInput = (
     StartRound
     | CloseBetting
     | Tick
-    | CardDealt
+    | CardPresented
     | NoRead
     | CardDropped
     | ExposedCard
