@@ -13,10 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E402
 
 from table_controller.errors import ConfigError  # noqa: E402
+from table_controller.event_types import parse_ts  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
-from table_controller.soak.checker import CHECKS, _ts, check_run  # noqa: E402
+from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
 from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord  # noqa: E402
+
+
+def _ts(event: dict[str, Any]) -> float:
+    return parse_ts(event["ts"])
 
 
 def _snapshot(seq: int) -> dict[str, Any]:
