@@ -117,3 +117,10 @@ def test_an_unsettled_round_is_left_open_and_the_last_named() -> None:
     assert [f for e in events for f in replayer.add(e.seq, e)] == []
     assert [r.round_id for r in replayer.unsettled()] == ["R1", "R2"]
     assert replayer.last_round == "R2"
+
+
+def test_a_round_started_twice_before_its_settlement_is_found() -> None:
+    r1 = one_round()
+    events = typed(r1[:5] + [r1[0]])
+    replayer = RoundReplayer()
+    assert [f for e in events for f in replayer.add(e.seq, e)] == [RoundStartedAgain("R1", 6)]
