@@ -61,7 +61,7 @@ class RoundAudit:
                 case SettledAgain(round_id=round_id, first=first, first_seq=first_seq, settlement=second):
                     if isinstance(second, RoundResult):
                         self.results_checked += 1
-                    how = "settled twice" if second.type == first.type else "has both round.result and round.void"
+                    how = "settled twice" if isinstance(second, type(first)) else "has both round.result and round.void"
                     self.report(
                         f"round {round_id!r} {how}: {first.type} at seq {first_seq} and {second.type} at seq "
                         f"{found.seq} (a round is settled exactly once)"
