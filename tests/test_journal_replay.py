@@ -124,3 +124,14 @@ def test_a_round_started_twice_before_its_settlement_is_found() -> None:
     events = typed(r1[:5] + [r1[0]])
     replayer = RoundReplayer()
     assert [f for e in events for f in replayer.add(e.seq, e)] == [RoundStartedAgain("R1", 6)]
+
+
+def test_a_card_code_that_is_no_card_is_a_finding_not_an_error() -> None:
+    import msgspec
+
+    cards, result = cards_and_result(typed(one_round()))
+    cards[0] = SeqCard(cards[0].seq, msgspec.structs.replace(cards[0].card, code="ZZ"))  # built, not decoded
+    found = rejudge(BACCARAT, cards, result)
+    assert found.hand_problems == (
+        "card event at seq 5 has unknown code 'ZZ'", "player has cards at indices [1], not 0..0")
+    assert (found.hands, found.dealt) == (None, 4)

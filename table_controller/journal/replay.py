@@ -254,7 +254,11 @@ def _follow_plan(game: Game, cards: Sequence[SeqCard]) -> tuple[tuple[PlanProble
         if deal.is_complete:
             problems.append(AfterComplete(entry))
             continue
-        planned = deal.place(parse_card(entry.card.code))
+        try:
+            value = parse_card(entry.card.code)
+        except TableError:
+            continue  # not a card at all: the hands say so (a decoded event's code always is one)
+        planned = deal.place(value)
         if planned != (entry.card.position, entry.card.index):
             problems.append(Misplaced(entry, planned))
     return tuple(problems), deal.dealt, deal.next_position
