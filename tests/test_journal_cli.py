@@ -195,5 +195,5 @@ def test_verify_reports_a_row_that_is_not_a_typed_event_and_reads_on(
     tamper(path, "UPDATE events SET body = replace(body, '\"v\":1', '\"v\":2') WHERE seq = 3")
     assert main(["journal", "verify", "--journal", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "  - seq 3: stored text is not a valid event: betting.closed event: Invalid enum value 2 - at `$.v`\n" in out
+    assert "  - seq 3: stored text is not a valid event: event: Invalid enum value 2 - at `$.v`\n" in out
     assert f"  {len(events)} events (seq 1..{len(events)}), 3 rounds, 3 results re-judged" in out

@@ -272,7 +272,7 @@ def test_a_row_whose_text_is_not_a_typed_event_is_reported_and_reading_goes_on(t
     tamper(path, "UPDATE events SET body = replace(body, '\"4H\"', '\"4X\"') WHERE seq = ?", (bad_card,))
     problems = verify_journal(path).problems
     assert problems[2:4] == [chain_broken(not_json), f"seq {not_json}: stored text is not a valid event: "
-                             "not an event: Input data was truncated"]
+                             "event body is not JSON: Input data was truncated"]
     assert problems[4:6] == [chain_broken(bad_card), f"seq {bad_card}: stored text is not a valid event: "
                              "card event: Expected `str` matching regex '^[2-9TJQKA][SHDC]$' - at `$.code`"]
     # the round is re-judged without the unreadable card: a hole where it was
