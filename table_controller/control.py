@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from firmware_interfaces.errors import DeviceError
 from table_controller.errors import TableError
 from table_controller.table import inputs as i
 from table_controller.tokens import matches, sha256_form
@@ -121,7 +122,7 @@ class ControlServer:
             return self.answer(json.loads(frames[0]))
         except RecursionError:
             return {"ok": False, "error": "a request is a JSON object, not nested that deep"}
-        except (ValueError, TableError) as e:
+        except (ValueError, TableError, DeviceError) as e:
             return {"ok": False, "error": str(e)}
         except Exception as e:  # the control socket must always answer
             log.exception("control request failed")

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from table_controller.errors import ConfigError
+from firmware_interfaces.errors import DeviceConfigError
 
 log = logging.getLogger(__name__)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
@@ -40,7 +40,7 @@ class VideoCaptureSource:
         self.target = target
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
-            raise ConfigError(f"camera {target!r} cannot be opened")
+            raise DeviceConfigError(f"camera {target!r} cannot be opened")
 
     def read(self) -> np.ndarray | None:
         ok, frame = self._cap.read()
@@ -60,10 +60,10 @@ class ImageFolderSource:
     def __init__(self, folder: str | Path, loop: bool = False):
         self.folder = Path(folder)
         if not self.folder.is_dir():
-            raise ConfigError(f"image folder {self.folder} does not exist")
+            raise DeviceConfigError(f"image folder {self.folder} does not exist")
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
-            raise ConfigError(f"image folder {self.folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
+            raise DeviceConfigError(f"image folder {self.folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
         self.loop = loop
         self._next = 0
 
@@ -98,4 +98,4 @@ def open_source(kind: str, target: str, **options: object) -> CameraSource:
 
         deck = options.pop("deck", "svg-cards")
         return SimulatedCamera(load_layout(target), load_deck(str(deck)), **options)  # type: ignore[arg-type]
-    raise ConfigError(f"unknown camera backend {kind!r}: expected opencv, files or sim")
+    raise DeviceConfigError(f"unknown camera backend {kind!r}: expected opencv, files or sim")
