@@ -58,7 +58,7 @@ def test_an_empty_folder_is_refused(tmp_path) -> None:  # type: ignore[no-untype
 
 
 def test_unknown_backend_is_named() -> None:
-    with pytest.raises(DeviceConfigError, match="unknown camera backend 'usb': expected opencv, files or sim"):
+    with pytest.raises(DeviceConfigError, match="unknown camera source 'usb'; known: files, opencv, sim"):
         open_source("usb", "0")
 
 
