@@ -2,7 +2,8 @@
 
 ``table-controller run`` and the simulated table both use :class:`LiveTable`;
 the simulated table only points the shoe at a pseudo-terminal and the panel
-at gpiozero's mock pins.
+at gpiozero's mock pins. Every backend is chosen by name from the configuration
+through its registry (``shoe.protocol``, ``camera.kind``, ``panel.gpio``).
 """
 
 from __future__ import annotations
@@ -10,12 +11,22 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table_controller.config import TableConfig
 from table_controller.controller import TableController
 from table_controller.rules.registry import load_game
+
+if TYPE_CHECKING:
+    from calibration.store import Calibration
+    from firmware_interfaces.camera.simulated import SimulatedCamera
+    from firmware_interfaces.camera.sources import CameraSource
+    from firmware_interfaces.shoe.events import CardDrawn
+    from firmware_interfaces.shoe.protocols import ShoeBackend
+    from table_controller.camera_watch import CameraWatcher
+    from table_controller.control import ControlOps, ControlServer
+    from table_controller.journal.checkpoints import CheckpointSigner
+    from table_controller.publish import CurveConfig, EventPublisher
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +36,7 @@ class LiveTable:
 
     def __init__(
         self, config: TableConfig, *, pin_factory: Any = None, context: Any = None,
-        camera_parts: tuple[Any, Any] | None = None, new_journal: bool = False,
+        camera_parts: tuple[CameraSource, Calibration] | None = None, new_journal: bool = False,
     ) -> None:
         """``camera_parts``: (camera source, calibration) to use instead of the configured camera
         (the simulated table passes its simulated camera). ``new_journal``: an existing but
@@ -36,10 +47,12 @@ class LiveTable:
         self.config = config
         # Everything close() touches exists from the start: a failure half-way through
         # start-up reports its own cause, not an AttributeError of the clean-up.
-        self.shoe: Any = None
-        self.camera: Any = None
-        self.control: Any = None
-        self.publisher: Any = None
+        self.shoe: ShoeBackend | None = None
+        self.camera: CameraWatcher | None = None
+        #: The simulated camera of a ``camera.kind = "sim"`` table (a rig lays cards under it).
+        self.simulated_camera: SimulatedCamera | None = None
+        self.control: ControlServer | None = None
+        self.publisher: EventPublisher | None = None
         self.game = load_game(config.variant, config.variants_dir)
         self._closers: list[Callable[[], None]] = []
         self._stop = threading.Event()
@@ -74,12 +87,9 @@ class LiveTable:
             self.controller.panel = self.panel
             self.shoe = self._make_shoe() if config.shoe is not None and "shoe" in config.sources else None
             self.controller.shoe = self.shoe
-            self.camera = None
-            self.simulated_camera: Any = None
             if "camera" in config.sources:
                 self.camera = self._make_camera(camera_parts)
                 self._closers.append(self.camera.close)
-            self.control = None
             if config.publish.control:
                 from table_controller.control import ControlServer
 
@@ -90,15 +100,22 @@ class LiveTable:
 
                 self.control = ControlServer(
                     self.controller, config.publish.control, config.supervisor_tokens, context,
-                    camera=self.simulated_camera, rig_ops=config.rig_ops,
-                    security=self._control_security(),
+                    security=self._control_security(), extra_ops=self._rig_ops(),
                 )
                 self._closers.append(self.control.close)
         except BaseException:
             self.close()
             raise
 
-    def _control_security(self) -> Any:
+    def _rig_ops(self) -> list[ControlOps]:
+        """A test rig's hands on its control socket (``rig.control_ops``); none on a production table."""
+        if not self.config.rig_ops:
+            return []
+        from table_controller.sim.control import RigControlOps
+
+        return [RigControlOps(self.panel, self.simulated_camera)]
+
+    def _control_security(self) -> CurveConfig | None:
         """The control socket is a CURVE server with the table's keys when the stream is."""
         pub = self.config.publish
         if pub.server_secret_key is None or pub.authorized_clients is None:
@@ -107,7 +124,7 @@ class LiveTable:
 
         return CurveConfig(pub.server_secret_key, pub.authorized_clients)
 
-    def _make_signer(self) -> Any:
+    def _make_signer(self) -> CheckpointSigner | None:
         if self.config.checkpoints is None:
             return None
         from table_controller.journal.checkpoints import CheckpointSigner
@@ -115,7 +132,7 @@ class LiveTable:
         key, path = self.config.checkpoints
         return CheckpointSigner(key, path)
 
-    def _make_publisher(self, context: Any) -> Any:
+    def _make_publisher(self, context: Any) -> EventPublisher | None:
         pub = self.config.publish
         if not pub.endpoint:
             return None
@@ -136,8 +153,8 @@ class LiveTable:
         self._closers.append(publisher.close)
         return publisher
 
-    def _make_shoe(self) -> Any:
-        """The card reader's driver, by the configured protocol (slp1, lines, ...)."""
+    def _make_shoe(self) -> ShoeBackend:
+        """The card reader's driver, by the configured protocol (slp1, lines, ...: SHOE_PROTOCOLS)."""
         from firmware_interfaces.shoe import LinkState, open_shoe, open_url
 
         shoe_config = self.config.shoe
@@ -151,14 +168,14 @@ class LiveTable:
             recent_events=self._recent_shoe_cards(), **options,
         )
 
-    def _recent_shoe_cards(self) -> list[Any]:
+    def _recent_shoe_cards(self) -> list[CardDrawn]:
         """The last shoe cards the journal holds, as the driver knows them (code and shoe count).
 
         Only the current shoe's: counts restart with each new shoe.
         """
         from firmware_interfaces.shoe import CardDrawn
 
-        recent: list[Any] = []
+        recent: list[CardDrawn] = []
         for event in self.journal.events(types=["card", "shoe"]):
             if event["type"] == "shoe" and event.get("event") == "new":
                 recent.clear()
@@ -167,36 +184,50 @@ class LiveTable:
                 del recent[:-16]
         return recent
 
-    def _make_camera(self, parts: tuple[Any, Any] | None) -> Any:
+    def _make_camera(self, parts: tuple[CameraSource, Calibration] | None) -> CameraWatcher:
         """The camera watcher: source, recogniser over the game's layout, stabiliser."""
         from calibration.layout import load_layout
-        from calibration.store import load_calibration
-        from firmware_interfaces.camera import Recognizer, Stabilizer, open_source
+        from firmware_interfaces.camera import Recognizer, Stabilizer
         from table_controller.camera_watch import CameraWatcher
-        from table_controller.errors import ConfigError
 
         camera = self.config.camera
         layout = load_layout(camera.layout if camera and camera.layout else self.game.game_id)
-        if parts is None and camera is not None and camera.source.startswith("sim:"):
-            from table_controller.sim.camera import simulated_camera
-
-            # A simulated camera (test rigs): laid with cards through the control socket.
-            parts = simulated_camera(self.game.game_id, camera.source[4:] or "svg-cards")
-            self.simulated_camera = parts[0]
-        if parts is not None:
-            source, calibration = parts
-        else:
-            if camera is None or camera.calibration is None:
-                raise ConfigError(f"{self.config.source}: camera.calibration: missing (a camera table needs one)")
-            calibration = load_calibration(camera.calibration)
-            target = camera.source
-            kind = "files" if Path(target).is_dir() else "opencv"
-            source = open_source(kind, target)
+        source, calibration = parts if parts is not None else self._configured_camera()
         frames = camera.stable_frames if camera else 3
         return CameraWatcher(
             source, Recognizer(calibration, layout), Stabilizer(frames=frames), self.controller.post,
             fps=camera.fps if camera else 15.0,
         )
+
+    def _configured_camera(self) -> tuple[CameraSource, Calibration]:
+        """The configured camera source (``camera.kind`` of CAMERA_SOURCES) and its calibration.
+
+        A simulated camera (``sim``, test rigs) is calibrated from its own empty table, like a
+        studio would; every other kind reads ``camera.calibration``. A driver's error becomes
+        a ConfigError naming the key.
+        """
+        from calibration.store import load_calibration
+        from firmware_interfaces.camera import open_source
+        from firmware_interfaces.errors import DeviceError
+        from table_controller.errors import ConfigError
+
+        camera = self.config.camera
+        where = self.config.source
+        if camera is None:
+            raise ConfigError(f"{where}: [camera]: missing (a camera table needs one)")
+        try:
+            if camera.kind == "sim":
+                from table_controller.sim.camera import simulated_camera
+
+                simulated, calibration = simulated_camera(self.game.game_id, camera.source)
+                self.simulated_camera = simulated
+                return simulated, calibration
+            if camera.calibration is None:
+                raise ConfigError(f"{where}: camera.calibration: missing (a camera table needs one)")
+            calibration = load_calibration(camera.calibration)
+            return open_source(camera.kind, camera.source), calibration
+        except DeviceError as e:
+            raise ConfigError(f"{where}: camera ({camera.kind} {camera.source!r}): {e}") from e
 
     def start(self) -> None:
         """Restore from the journal, then start the loop and the devices."""

@@ -50,9 +50,12 @@ class ShoeConfig:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """The overhead camera: a device index, URL, video file or image folder, plus calibration."""
+    """The overhead camera: which kind of source (``opencv``: a device index, URL or video file;
+    ``files``: an image folder; ``sim``: a simulated camera, ``source`` naming the deck design),
+    where it is, and its calibration. Kinds: ``firmware_interfaces.camera.sources.CAMERA_SOURCES``."""
 
     source: str
+    kind: str = "opencv"
     calibration: Path | None = None
     layout: str | None = None
     stable_frames: int = 3
@@ -61,7 +64,8 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class PanelConfig:
-    """The dealer's panel: GPIO backend (``native`` or ``mock``) and BCM pin numbers."""
+    """The dealer's panel: gpiozero pin factory by name (``native``, ``mock``, ``lgpio``, ...:
+    ``table_controller.panel.PIN_FACTORIES``) and BCM pin numbers."""
 
     gpio: str
     pins: dict[str, int]
@@ -216,8 +220,10 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     if "camera" in cards or "camera" in data:
         c = _Section(data.get("camera", {}), where, "camera")
         calibration = c.get("calibration", str, None)
+        kind, source = _camera_source(c)
         camera = CameraConfig(
-            source=str(c.get("source", (str, int))),
+            source=source,
+            kind=kind,
             calibration=_path(base, calibration, f"{where}: camera.calibration") if calibration else None,
             layout=c.get("layout", str, None),
             stable_frames=c.get("stable_frames", int, 3, _positive),
@@ -226,7 +232,9 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         c.finish()
 
     p = _Section(data.get("panel", {}), where, "panel")
-    gpio = p.get("gpio", str, "native", _one_of("native", "mock"))
+    from table_controller.panel import PIN_FACTORIES
+
+    gpio = p.get("gpio", str, "native", _one_of(*PIN_FACTORIES.names()))
     pins = {name: p.get(name, int, check=_pin) for name in PANEL_PINS}
     p.finish()
     taken: dict[int, str] = {}
@@ -331,6 +339,33 @@ def _check_binds(publish: PublishConfig, where: str) -> None:
                 "Set publish.server_secret_key and publish.authorized_clients, bind 127.0.0.1, "
                 "or set publish.insecure = true"
             )
+
+
+#: The old way to name a simulated camera: ``camera.source = "sim:DECK"`` without ``camera.kind``.
+LEGACY_SIM_PREFIX = "sim:"
+
+
+def _camera_source(c: _Section) -> tuple[str, str]:
+    """(kind, source) of the camera section: ``camera.kind`` names the backend, ``camera.source``
+    says where it is (for ``sim``: the deck design, ``svg-cards`` if none).
+
+    Without ``camera.kind`` (configurations before it existed) the kind is ``opencv``, or ``sim``
+    for a source ``"sim:DECK"``; an image folder needs ``kind = "files"``.
+    """
+    from firmware_interfaces.camera.sources import CAMERA_SOURCES
+
+    kind = c.get("kind", str, None, _one_of(*CAMERA_SOURCES.names()))
+    raw = c.get("source", (str, int), "svg-cards" if kind == "sim" else ...)
+    source = str(raw)
+    if kind is None:
+        legacy_sim = isinstance(raw, str) and raw.startswith(LEGACY_SIM_PREFIX)
+        kind = "sim" if legacy_sim else "opencv"
+        if legacy_sim:
+            source = source[len(LEGACY_SIM_PREFIX):] or "svg-cards"
+    elif kind == "sim" and source.startswith(LEGACY_SIM_PREFIX):
+        raise ConfigError(f"{c._key('source')}: with kind = \"sim\" the source is the deck design, "
+                          f"not {source!r}")
+    return kind, source
 
 
 def _shoe_config(sh: _Section, cards: list[str]) -> ShoeConfig:

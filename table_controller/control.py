@@ -11,8 +11,9 @@ import json
 import logging
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from firmware_interfaces.errors import DeviceError
 from table_controller.errors import TableError
 from table_controller.table import inputs as i
 from table_controller.tokens import matches, sha256_form
@@ -28,23 +29,50 @@ def token_digest(token: str) -> str:
     return sha256_form(token)
 
 
+class ControlOps(Protocol):
+    """More operations for a control socket, beside its own (status, resume, void, new-shoe).
+
+    A test rig registers its hands this way (``table_controller.sim.control.RigControlOps``:
+    press a mock button, lay a card under a simulated camera); a production table registers
+    none, so its socket refuses them as unknown.
+    """
+
+    @property
+    def ops(self) -> frozenset[str]:
+        """The operation names this handler answers."""
+        ...
+
+    def answer(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to ``request`` (whose ``"op"`` is ``op``); may raise ValueError or TableError."""
+        ...
+
+
+#: The operations every control socket serves.
+OWN_OPS = ("status", "resume", "void", "new-shoe")
+
+
 class ControlServer:
-    """Answers ``status``, ``resume`` and ``void`` requests for one controller."""
+    """Answers ``status``, ``resume``, ``void`` and ``new-shoe`` requests for one controller,
+    and the operations of any registered :class:`ControlOps`."""
 
     def __init__(
         self, controller: Any, endpoint: str, token_digests: Sequence[str], context: Any = None,
-        camera: Any = None, rig_ops: bool = False, security: Any = None,
+        security: Any = None, extra_ops: Sequence[ControlOps] = (),
     ) -> None:
-        """``camera``: a simulated camera that test rigs lay cards under (``lay``, ``clear``, ``dark``).
-        ``security``: a CurveConfig: only authorised client keys reach the socket at all (the
-        supervisor token is still needed for resume and void)."""
+        """``security``: a CurveConfig: only authorised client keys reach the socket at all (the
+        supervisor token is still needed for resume and void). ``extra_ops``: more operations
+        (a test rig's); one may not take an operation of the socket's own or of another."""
         import zmq
 
         self.controller = controller
         self.security = security
         self._keys = security.load() if security is not None else None
-        self.camera = camera
-        self.rig_ops = rig_ops
+        self._extra: dict[str, ControlOps] = {}
+        for handler in extra_ops:
+            for op in handler.ops:
+                if op in OWN_OPS or op in self._extra:
+                    raise ValueError(f"control op {op!r} is already served")
+                self._extra[op] = handler
         self.token_digests = tuple(token_digests)
         self._own_context = security is not None and context is None
         # CURVE needs a ZAP handler on the socket's context: with security, one of its own.
@@ -121,7 +149,7 @@ class ControlServer:
             return self.answer(json.loads(frames[0]))
         except RecursionError:
             return {"ok": False, "error": "a request is a JSON object, not nested that deep"}
-        except (ValueError, TableError) as e:
+        except (ValueError, TableError, DeviceError) as e:
             return {"ok": False, "error": str(e)}
         except Exception as e:  # the control socket must always answer
             log.exception("control request failed")
@@ -134,35 +162,6 @@ class ControlServer:
         if len(token) > 256:
             return False
         return any(matches(token, stored) for stored in self.token_digests)
-
-    def _press(self, request: dict[str, Any]) -> dict[str, Any]:
-        """A simulated dealer presses a panel button; only on gpiozero's mock pins."""
-        from gpiozero.pins.mock import MockFactory
-
-        from table_controller.panel import BUTTONS
-
-        panel = self.controller.panel
-        if panel is None or not isinstance(panel.pin_factory, MockFactory):
-            return {"ok": False, "error": "press is only for a panel on mock pins (panel.gpio = \"mock\")"}
-        button = request.get("button")
-        if button not in BUTTONS:
-            raise ValueError(f"unknown button {button!r} ({', '.join(BUTTONS)})")
-        pin = panel.pin_factory.pin(panel.pins[button])
-        pin.drive_low()
-        pin.drive_high()
-        return {"ok": True}
-
-    def _simulated_camera(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
-        """A test rig's hands on a simulated camera: lay a card, clear the layout, go dark."""
-        if self.camera is None:
-            return {"ok": False, "error": f"{op} is only for a simulated camera (camera.source = \"sim:DECK\")"}
-        if op == "lay":
-            self.camera.place(request.get("slot"), str(request.get("code")))
-        elif op == "clear":
-            self.camera.clear()
-        else:
-            self.camera.blackout(bool(request.get("on")))
-        return {"ok": True}
 
     def answer(self, request: Any) -> dict[str, Any]:
         """Handle one decoded request."""
@@ -181,15 +180,12 @@ class ControlServer:
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
             }
-        if op in ("press", "lay", "clear", "dark"):
-            if not self.rig_ops:
-                return {"ok": False, "error": f"{op} is a test rig's op; this table is not a rig "
-                                              "(rig.control_ops in its configuration)"}
-            if op == "press":
-                return self._press(request)
-            return self._simulated_camera(op, request)
-        if op not in ("resume", "void", "new-shoe"):
-            raise ValueError(f"unknown op {op!r} (status, press, resume, void, new-shoe)")
+        if isinstance(op, str) and op in self._extra:
+            return self._extra[op].answer(op, request)
+        if op not in OWN_OPS:
+            served = ", ".join([*OWN_OPS, *sorted(self._extra)])
+            raise ValueError(f"unknown op {op!r}: this control socket serves {served} "
+                             "(a test rig's ops only with rig.control_ops)")
         if not self._authorised(request):
             return {"ok": False, "error": "not authorised: a valid supervisor token is required"}
         for key in ("by", "card", "reason"):

@@ -1,6 +1,7 @@
 """The dealer's panel through gpiozero: buttons, supervisor key switch, lamps and buzzer.
 
-Pins come from the configuration. ``gpio = "mock"`` runs the panel on
+Pins come from the configuration, and the pin factory by name (``panel.gpio``,
+:data:`PIN_FACTORIES`). ``gpio = "mock"`` runs the panel on
 gpiozero's own :class:`~gpiozero.pins.mock.MockFactory` (no hardware), which is
 also what the tests and the simulated dealer press.
 """
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from firmware_interfaces.errors import DeviceError
+from firmware_interfaces.registry import BackendRegistry
 from table_controller.errors import TableError
 from table_controller.table import inputs as i
 
@@ -52,23 +55,41 @@ def panel_input(press: PanelPress, state: str) -> i.TableInput | None:
     return None
 
 
-def make_pin_factory(gpio: str) -> Any:
-    """The gpiozero pin factory for ``gpio``: ``mock`` or ``native`` (gpiozero's default)."""
-    if gpio == "mock":
-        from gpiozero.pins.mock import MockFactory
-
-        return MockFactory()
+def default_pin_factory() -> Any:
+    """gpiozero's own choice among the Pi's pin libraries (lgpio, RPi.GPIO, pigpio, native)."""
     import warnings
 
     from gpiozero import Device
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one PinFactoryFallback per backend tried
+        return Device._default_pin_factory()
+
+
+#: ``panel.gpio`` name -> "module:factory" of a gpiozero pin factory (imported lazily: a Pi's
+#: pin library only on a table that names it).
+PIN_FACTORIES: BackendRegistry[Callable[[], Any]] = BackendRegistry("panel pin factory", {
+    "mock": "gpiozero.pins.mock:MockFactory",
+    "native": "table_controller.panel:default_pin_factory",
+    "lgpio": "gpiozero.pins.lgpio:LGPIOFactory",
+    "rpigpio": "gpiozero.pins.rpigpio:RPiGPIOFactory",
+    "pigpio": "gpiozero.pins.pigpio:PiGPIOFactory",
+})
+
+
+def make_pin_factory(gpio: str) -> Any:
+    """The gpiozero pin factory named ``gpio`` in :data:`PIN_FACTORIES`.
+
+    Raises :class:`PanelError` naming ``panel.gpio`` when the name is unknown or the
+    factory cannot be opened on this machine.
+    """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # one PinFactoryFallback per backend tried
-            return Device._default_pin_factory()
-    except Exception as e:  # gpiozero raises BadPinFactory after trying every backend
+        return PIN_FACTORIES.load(gpio)()
+    except DeviceError as e:
+        raise PanelError(f"cannot open the dealer panel: panel.gpio: {e}") from e
+    except Exception as e:  # gpiozero raises BadPinFactory (or the pin library its own) off a Pi
         raise PanelError(
-            f"cannot open the dealer panel: no GPIO pin factory on this machine ({e}); "
+            f"cannot open the dealer panel: no GPIO pin factory {gpio!r} on this machine ({e}); "
             "install lgpio on a Raspberry Pi, or set panel.gpio = \"mock\""
         ) from e
 

@@ -8,6 +8,7 @@ from cardart import calibration_for, deck_or_skip
 from calibration.layout import load_layout
 from firmware_interfaces.camera import Recognizer, SimulatedCamera, Stabilizer
 from firmware_interfaces.camera.sources import CameraSource
+from firmware_interfaces.errors import DeviceConfigError
 from table_controller.errors import ConfigError
 
 
@@ -57,7 +58,7 @@ def test_placing_on_an_unknown_slot_or_card_is_refused() -> None:
     cam, _ = _rig("baccarat", "svg-cards")
     with pytest.raises(ConfigError, match="layout baccarat has no slot 'box1.1'"):
         cam.place("box1", "AS", index=0)
-    with pytest.raises(ConfigError, match="unknown card code 'ZZ'"):
+    with pytest.raises(DeviceConfigError, match="unknown card code 'ZZ'"):
         cam.place("player1", "ZZ")
 
 

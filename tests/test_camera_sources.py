@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from firmware_interfaces.camera.sources import CameraSource, ImageFolderSource, VideoCaptureSource, open_source
-from table_controller.errors import ConfigError
+from firmware_interfaces.errors import DeviceConfigError
 
 
 def _frames(folder, n: int = 3, pattern: str = "frame_{:04d}.png") -> list[np.ndarray]:  # type: ignore[no-untyped-def]
@@ -48,17 +48,17 @@ def test_video_capture_reads_a_numbered_image_sequence(tmp_path) -> None:  # typ
 
 def test_a_camera_that_cannot_open_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
     target = str(tmp_path / "nothing_%04d.png")
-    with pytest.raises(ConfigError, match="camera '.*nothing_%04d.png' cannot be opened"):
+    with pytest.raises(DeviceConfigError, match="camera '.*nothing_%04d.png' cannot be opened"):
         VideoCaptureSource(target)
 
 
 def test_an_empty_folder_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ConfigError, match="holds no images"):
+    with pytest.raises(DeviceConfigError, match="holds no images"):
         ImageFolderSource(tmp_path)
 
 
 def test_unknown_backend_is_named() -> None:
-    with pytest.raises(ConfigError, match="unknown camera backend 'usb': expected opencv, files or sim"):
+    with pytest.raises(DeviceConfigError, match="unknown camera source 'usb'; known: files, opencv, sim"):
         open_source("usb", "0")
 
 

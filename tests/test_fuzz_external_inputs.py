@@ -107,6 +107,7 @@ class ControlRig:
         from table_controller.journal import Journal
         from table_controller.panel import DealerPanel
         from table_controller.rules import load_game
+        from table_controller.sim.control import RigControlOps
 
         game = load_game("teen-patti-2020")
         self.path = root / "T01.sqlite"
@@ -122,8 +123,9 @@ class ControlRig:
             camera: Any = SimulatedCamera(load_layout("teen-patti-2020"), load_deck("svg-cards"), seed=1)
         except CardArtMissing:  # card art not installed: lay/clear/dark are then refused
             camera = None
+        rig = [RigControlOps(self.controller.panel, camera)] if rig_ops else []
         self.server = ControlServer(self.controller, "tcp://127.0.0.1:0", [token_digest(TOKEN)],
-                                    camera=camera, rig_ops=rig_ops)
+                                    extra_ops=rig)
         self.server.start()
 
     def signal_stop(self) -> None:

@@ -3,7 +3,13 @@
 from calibration.layout import Layout, load_layout, slot_name, split_slot
 from calibration.store import Calibration, load_calibration
 from firmware_interfaces.camera.recognizer import CardReading, Recognizer
-from firmware_interfaces.camera.sources import CameraSource, ImageFolderSource, VideoCaptureSource, open_source
+from firmware_interfaces.camera.sources import (
+    CAMERA_SOURCES,
+    CameraSource,
+    ImageFolderSource,
+    VideoCaptureSource,
+    open_source,
+)
 from firmware_interfaces.camera.stabilizer import Stabilizer, StableCard
 
 
@@ -18,6 +24,7 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
 __all__ = [
     "Calibration",
+    "CAMERA_SOURCES",
     "CameraSource",
     "CardReading",
     "ImageFolderSource",

@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table_controller.errors import ConfigError
+from firmware_interfaces.errors import DeviceConfigError
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -45,7 +45,7 @@ _SUIT_NAME = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 FACE_HEIGHT = 360
 
 
-class CardArtMissing(ConfigError, FileNotFoundError):
+class CardArtMissing(DeviceConfigError, FileNotFoundError):
     """A deck design's artwork (or the renderer it needs) is not installed."""
 
 
@@ -83,7 +83,7 @@ class DeckArt:
     def face(self, code: str) -> np.ndarray:
         """The upright face of card ``code`` (``"TS"``), a BGR image."""
         if code not in CODES:
-            raise ConfigError(f"unknown card code {code!r} for deck {self.name}")
+            raise DeviceConfigError(f"unknown card code {code!r} for deck {self.name}")
         if code not in self._faces:
             self._faces[code] = self._load(code)
         return self._faces[code]

@@ -26,7 +26,7 @@ from firmware_interfaces.camera.scenes import (
     render_felt,
     render_scene,
 )
-from table_controller.errors import ConfigError
+from firmware_interfaces.errors import DeviceConfigError
 
 
 class SimulatedCamera:
@@ -60,7 +60,7 @@ class SimulatedCamera:
         position with ``index``: ``("banker", 1)``), or anywhere off every slot when
         ``position`` is None (a dropped or exposed card)."""
         if code not in CODES:
-            raise ConfigError(f"unknown card code {code!r}")
+            raise DeviceConfigError(f"unknown card code {code!r}")
         with self._lock:
             size = card_size_mm(self.layout, self.deck.face(code))
             d = self.degradation

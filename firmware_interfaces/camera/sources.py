@@ -2,20 +2,22 @@
 
 ``None`` means no frame now (camera unplugged, stream stalled, end of a
 file): the controller raises ``camera-down`` rather than guessing.
-Backends are picked by name (``opencv``, ``files``, ``sim``) through
-:func:`open_source`, importing lazily.
+Backends are picked by name (``opencv``, ``files``, ``sim``) from
+:data:`CAMERA_SOURCES` through :func:`open_source`, importing lazily.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 
-from table_controller.errors import ConfigError
+from firmware_interfaces.errors import DeviceConfigError
+from firmware_interfaces.registry import BackendRegistry
 
 log = logging.getLogger(__name__)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
@@ -40,7 +42,7 @@ class VideoCaptureSource:
         self.target = target
         self._cap = cv2.VideoCapture(target)
         if not self._cap.isOpened():
-            raise ConfigError(f"camera {target!r} cannot be opened")
+            raise DeviceConfigError(f"camera {target!r} cannot be opened")
 
     def read(self) -> np.ndarray | None:
         ok, frame = self._cap.read()
@@ -60,10 +62,10 @@ class ImageFolderSource:
     def __init__(self, folder: str | Path, loop: bool = False):
         self.folder = Path(folder)
         if not self.folder.is_dir():
-            raise ConfigError(f"image folder {self.folder} does not exist")
+            raise DeviceConfigError(f"image folder {self.folder} does not exist")
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
-            raise ConfigError(f"image folder {self.folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
+            raise DeviceConfigError(f"image folder {self.folder} holds no images ({', '.join(IMAGE_SUFFIXES)})")
         self.loop = loop
         self._next = 0
 
@@ -84,18 +86,26 @@ class ImageFolderSource:
         self.loop = False
 
 
-def open_source(kind: str, target: str, **options: object) -> CameraSource:
-    """Open a camera backend by name: ``opencv`` (device/URL/file), ``files`` (a folder),
-    ``sim`` (target = layout name; options passed to :class:`SimulatedCamera`)."""
-    if kind == "opencv":
-        return VideoCaptureSource(target)
-    if kind == "files":
-        return ImageFolderSource(target, loop=bool(options.get("loop", False)))
-    if kind == "sim":
-        from calibration.layout import load_layout
-        from firmware_interfaces.camera.deck_art import load_deck
-        from firmware_interfaces.camera.simulated import SimulatedCamera
+def open_simulated_source(layout: str, deck: str = "svg-cards", **options: object) -> CameraSource:
+    """A :class:`~firmware_interfaces.camera.simulated.SimulatedCamera` over layout ``layout``
+    with deck design ``deck`` (``options``: its keyword arguments, e.g. ``seed``)."""
+    from calibration.layout import load_layout
+    from firmware_interfaces.camera.deck_art import load_deck
+    from firmware_interfaces.camera.simulated import SimulatedCamera
 
-        deck = options.pop("deck", "svg-cards")
-        return SimulatedCamera(load_layout(target), load_deck(str(deck)), **options)  # type: ignore[arg-type]
-    raise ConfigError(f"unknown camera backend {kind!r}: expected opencv, files or sim")
+    return SimulatedCamera(load_layout(layout), load_deck(deck), **options)  # type: ignore[arg-type]
+
+
+#: Camera source name -> "module:factory" of ``factory(target, **options)`` (imported lazily).
+CAMERA_SOURCES: BackendRegistry[Callable[..., CameraSource]] = BackendRegistry("camera source", {
+    "opencv": "firmware_interfaces.camera.sources:VideoCaptureSource",
+    "files": "firmware_interfaces.camera.sources:ImageFolderSource",
+    "sim": "firmware_interfaces.camera.sources:open_simulated_source",
+})
+
+
+def open_source(kind: str, target: str, **options: object) -> CameraSource:
+    """Open camera source ``kind`` of :data:`CAMERA_SOURCES` on ``target``: ``opencv`` (device
+    index, URL or video file), ``files`` (a folder; ``loop``), ``sim`` (a layout name; ``deck``
+    and the :class:`SimulatedCamera`'s options). Raises UnknownBackend listing the known kinds."""
+    return CAMERA_SOURCES.load(kind)(target, **options)

@@ -1,11 +1,11 @@
-"""Errors of the shoe stack, rooted in :class:`table_controller.errors.TableError`."""
+"""Errors of the shoe stack, rooted in :class:`firmware_interfaces.errors.DeviceError`."""
 
 from __future__ import annotations
 
-from table_controller.errors import TableError
+from firmware_interfaces.errors import DeviceError
 
 
-class ShoeError(TableError):
+class ShoeError(DeviceError):
     """Root of every error the shoe driver, link or simulator raises on purpose."""
 
 

@@ -12,6 +12,7 @@ import importlib
 import logging
 import sys
 
+from firmware_interfaces.errors import DeviceError
 from table_controller import __version__
 from table_controller.errors import TableError
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except TableError as e:
+    except (TableError, DeviceError) as e:  # a driver's own errors, e.g. a shoe that does not answer
         print(f"table-controller: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

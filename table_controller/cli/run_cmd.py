@@ -54,6 +54,7 @@ def run_table(args: argparse.Namespace) -> int:
         print(f"{args.config}: configuration of table {config.table_id} ({config.variant}) is valid")
         return 0
 
+    from firmware_interfaces.errors import DeviceError
     from table_controller.assembly import LiveTable
     from table_controller.cli.sim_cmd import describe
     from table_controller.errors import TableError
@@ -65,7 +66,7 @@ def run_table(args: argparse.Namespace) -> int:
     except JournalError as e:
         print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
         return EXIT_JOURNAL_REFUSED
-    except TableError:
+    except (TableError, DeviceError):
         raise
     except Exception as e:  # a device (a busy GPIO pin, a missing port): one line, not a traceback
         raise StartupError(f"table {config.table_id} not started: {type(e).__name__}: {e}") from e
@@ -82,7 +83,7 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         try:
             live.start()
-        except TableError as e:  # the journal cannot be replayed
+        except (TableError, DeviceError) as e:  # the journal cannot be replayed, the shoe not opened
             print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
             return EXIT_JOURNAL_REFUSED
         while not done.wait(0.5):

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from firmware_interfaces.errors import DeviceError
 from table_controller.errors import TableError
 
 SIM_COMMANDS = (
@@ -355,7 +356,7 @@ def _sim_commands(shoe: Any, stdin: TextIO, stop: threading.Event, out: _Printer
             if _sim_command(shoe, words, out):
                 stop.set()
                 return
-        except (ValueError, IndexError, TableError) as e:
+        except (ValueError, IndexError, TableError, DeviceError) as e:
             out(f"error: {line.strip()!r}: {e}; commands: {SIM_COMMANDS}")
 
 

@@ -45,7 +45,7 @@ def write_config(
     pins = "\n".join(f"{name} = {pin}" for name, pin in DEFAULT_PINS.items())
     sources = '["shoe", "camera"]' if camera_deck else '["shoe"]'
     camera = (
-        f'\n[camera]\nsource = "sim:{camera_deck}"\nfps = 15\nstable_frames = 2\n' if camera_deck else ""
+        f'\n[camera]\nkind = "sim"\nsource = "{camera_deck}"\nfps = 15\nstable_frames = 2\n' if camera_deck else ""
     )
     reader = ""
     if protocol != "slp1":
