@@ -45,15 +45,15 @@ CARD_SOURCES: tuple[str, ...] = get_args(CardSource)
 
 def make_event(
     *, table: str, seq: int, ts: float, type: str, game: str, round: str | None, **payload: Any
-) -> dict[str, Any]:
-    """An event dict with the common fields first, checked against its type."""
+) -> Event:
+    """A complete, checked event of ``type`` (for tools and tests that script a stream;
+    the controller builds the event types directly)."""
     event: dict[str, Any] = {
         "v": VERSION, "table": table, "seq": seq, "ts": format_ts(ts), "type": type,
         "game": game, "round": round,
     }
     event.update(payload)
-    validate(event)
-    return event
+    return event_from_dict(event)
 
 
 def validate(event: dict[str, Any]) -> None:
