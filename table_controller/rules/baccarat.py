@@ -57,6 +57,7 @@ class Baccarat(Game):
     """Punto Banco: player and banker, third-card tableau, commission or no-commission."""
 
     game_id = "baccarat"
+    burns_new_shoe = True
     OPTIONS = {"decks": OptionSpec(default=8, minimum=1, maximum=8)}
     BETS = {
         "player": BetSpec(required=True),
@@ -68,6 +69,9 @@ class Baccarat(Game):
 
     def _positions(self) -> tuple[str, ...]:
         return ("player", "banker")
+
+    def burn_count(self, first_card: Card) -> int:
+        return burn_count(first_card)
 
     def next_position(self, hands: Mapping[str, Sequence[Card]], dealt: int) -> str | None:
         return next_baccarat_position(hands["player"], hands["banker"])

@@ -61,6 +61,9 @@ class Game(ABC):
     game_id: ClassVar[str]
     OPTIONS: ClassVar[dict[str, OptionSpec]]
     BETS: ClassVar[dict[str, BetSpec]]
+    #: True for a game that burns after a new shoe (baccarat): the shoe's first card is
+    #: shown and :meth:`burn_count` more cards follow it to position ``burn`` before a round.
+    burns_new_shoe: ClassVar[bool] = False
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
@@ -76,6 +79,13 @@ class Game(ABC):
     def shuffle_every_round(self) -> bool:
         """True for the games that use a freshly shuffled single deck every round."""
         return self.decks == 1
+
+    def burn_count(self, first_card: Card) -> int:
+        """How many cards are burned after a new shoe's shown ``first_card`` (0: none but that one).
+
+        Asked only of a game that :attr:`burns_new_shoe` (or a table told to burn).
+        """
+        return 0
 
     def terms(self, bet: str) -> BetTerms:
         """The paytable terms of a bet kind (``main`` for ``box1.main``)."""

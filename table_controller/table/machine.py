@@ -6,34 +6,53 @@ never touches a device, a file or a clock. Every change of state happens by
 start-up (the journal's events are replayed through :meth:`TableMachine.restore`),
 so a restarted controller is in exactly the state its journal describes.
 
-States (``table.state`` of events.md)::
-
-    idle ──StartRound──▶ betting ──CloseBetting/countdown──▶ dealing ──last card──▶ result
-      ▲                     │                                  │                       │
-      └──── void ◀──────────┴──────── paused ◀─ device trouble ┘          result time ─┘──▶ idle
-    closed: the shoe ended (cut card + one round, or empty); a new shoe leads back to idle.
-
-Baccarat's burn after a new shoe is ``dealing`` with no round (cards to position ``burn``).
+Which inputs each state takes, refuses, and where they may lead is declared in
+one place, :data:`table_controller.table.states.ROUND`; the machine dispatches by
+it and checks every change of state against it. A game that burns after a new
+shoe (:attr:`Game.burns_new_shoe <table_controller.rules.game.Game.burns_new_shoe>`,
+baccarat) is ``dealing`` with no round while it burns (cards to position ``burn``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from table_controller.errors import CardError, TableError
 from table_controller.event_types import parse_ts
-from table_controller.rules.baccarat import burn_count
 from table_controller.rules.cards import CODES, Card, parse_card
 from table_controller.rules.game import Deal, Game
 from table_controller.table import inputs as i
 from table_controller.table.audit import DeckAudit
+from table_controller.table.states import (
+    BETTING,
+    CLOSED,
+    DEALING,
+    IDLE,
+    IN_ROUND,
+    PAUSED,
+    RESULT,
+    ROUND,
+    DeclarationError,
+    Handle,
+    Refuse,
+    State,
+)
 
-IN_ROUND = ("betting", "dealing", "paused")
+_OUTCOMES = ROUND.outcomes()
 
 
 class IllegalInput(TableError, ValueError):
     """An input that has no transition from the table's current state."""
+
+
+class UndeclaredTransition(TableError, AssertionError):
+    """A handler tried a change of state that :data:`~table_controller.table.states.ROUND` does not declare.
+
+    A programming error, never caused by the input alone: the controller refuses the
+    input and rebuilds the machine from the journal.
+    """
 
 
 @dataclass(frozen=True)
@@ -50,7 +69,7 @@ class Pause:
     """Why the table is paused and what resuming needs."""
 
     cause: str
-    resume_to: str
+    resume_to: State
     awaiting_card: bool
 
 
@@ -70,8 +89,8 @@ class TableMachine:
         self.table = table
         self.betting_seconds = betting_seconds
         self.result_seconds = result_seconds
-        self.burns = game.game_id == "baccarat" if burns is None else burns
-        self.state = "idle"
+        self.burns = game.burns_new_shoe if burns is None else burns
+        self.state: State = ROUND.initial
         self.reason: str | None = None
         self.round_id: str | None = None
         self.round_no = 0
@@ -93,6 +112,8 @@ class TableMachine:
         self.fresh_shoe = False  # a new shoe was announced and no card has left it yet
         self._out: list[Draft] = []
         self._now = 0.0
+        self._input: i.TableInput | None = None
+        self._may_lead_to: frozenset[State] = frozenset()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -105,36 +126,51 @@ class TableMachine:
         """Where the next card must go: a game position, ``burn``, or None."""
         if self.burning:
             return "burn"
-        if self.deal is not None and self.state in ("dealing", "paused"):
+        if self.deal is not None and self.state in (DEALING, PAUSED):
             return self.deal.next_position
         return None
 
     @property
     def gate_should_be_open(self) -> bool:
         """The shoe's gate opens only while cards are called for."""
-        return self.state == "dealing"
+        return self.state == DEALING
+
+    @property
+    def pause_cause(self) -> str | None:
+        """Why the table is paused (an alert kind, or ``void-request``), or None."""
+        return self.pause.cause if self.pause is not None else None
+
+    def refusal(self, event: i.TableInput) -> str | None:
+        """Why ``event`` would be refused now (by the declaration or its guard), or None."""
+        outcome = _OUTCOMES.get((self.state, type(event)))
+        if outcome is None:
+            return f"the table does not understand {type(event).__name__}"
+        if isinstance(outcome, Refuse):
+            return outcome.because(self.state)
+        return outcome.guard(self) if outcome.guard is not None else None
 
     def can_start_round(self) -> str | None:
-        """Why a round cannot start now, or None when it can."""
-        if self.state not in ("idle", "result"):
-            return f"the table is {self.state}"
-        if self.burning:
-            return "the burn of the new shoe is not finished"
-        if not self.link_up:
-            return "the shoe link is down"
-        if self.lid_open:
-            return "the shoe's lid is open"
-        return None
+        """Why a round cannot start now (the refusal a StartRound would get), or None when it can."""
+        return self.refusal(i.StartRound())
 
     # ------------------------------------------------------------------ driving
     def handle(self, event: i.TableInput, now: float) -> list[Draft]:
-        """Apply one input at time ``now``; returns the events it caused (already applied)."""
-        self._out = []
-        self._now = now
-        handler = getattr(self, "_on_" + type(event).__name__, None)
-        if handler is None:
-            raise IllegalInput(f"the table does not understand {type(event).__name__}")
-        handler(event)
+        """Apply one input at time ``now``; returns the events it caused (already applied).
+
+        Raises :class:`IllegalInput` when the declaration refuses the input in this state
+        (or its guard does, or the input itself is malformed, e.g. a mistyped card).
+        """
+        why_not = self.refusal(event)
+        if why_not is not None:
+            raise IllegalInput(why_not)
+        outcome = _OUTCOMES[self.state, type(event)]
+        assert isinstance(outcome, Handle)
+        self._out, self._now = [], now
+        self._input, self._may_lead_to = event, outcome.targets
+        try:
+            _HANDLERS[type(event)](self, event)
+        finally:
+            self._input, self._may_lead_to = None, frozenset()
         out, self._out = self._out, []
         return out
 
@@ -156,9 +192,12 @@ class TableMachine:
         self._apply(draft, self._now)
         self._out.append(draft)
 
-    def _set_state(self, state: str, reason: str | None = None, **extra: Any) -> None:
-        round_ = self.round_id if state in IN_ROUND or state == "result" else None
-        self._emit("table.state", round_, state=state, reason=reason, **extra)
+    def _set_state(self, state: State, reason: str | None = None, **extra: Any) -> None:
+        if state not in self._may_lead_to:
+            name = type(self._input).__name__
+            raise UndeclaredTransition(f"{name} may not lead the table to {state} (see states.ROUND)")
+        round_ = self.round_id if state in IN_ROUND or state == RESULT else None
+        self._emit("table.state", round_, state=state.value, reason=reason, **extra)
 
     def _alert(self, kind: str, severity: str, detail: str) -> None:
         self._emit("alert", self.round_id, kind=kind, severity=severity, detail=detail)
@@ -166,15 +205,15 @@ class TableMachine:
     def _pause(self, cause: str, detail: str, *, awaiting_card: bool, alert: bool = True) -> None:
         if alert:
             self._alert(cause, "critical", detail)
-        if self.state == "paused":
+        if self.state == PAUSED:
             assert self.pause is not None
             if awaiting_card and not self.pause.awaiting_card:
                 self._set_state(
-                    "paused", detail, cause=cause, resume_to=self.pause.resume_to, awaiting="card"
+                    PAUSED, detail, cause=cause, resume_to=self.pause.resume_to.value, awaiting="card"
                 )
             return
         self._set_state(
-            "paused", detail, cause=cause, resume_to=self.state,
+            PAUSED, detail, cause=cause, resume_to=self.state.value,
             awaiting="card" if awaiting_card else None,
         )
 
@@ -183,10 +222,10 @@ class TableMachine:
         self._emit("round.void", self.round_id, reason=reason, refund=True, **extra)
         self._set_state(*self._after_round())
 
-    def _after_round(self) -> tuple[str, str | None]:
+    def _after_round(self) -> tuple[State, str | None]:
         if self.rounds_left == 0:
-            return "closed", "end of shoe: load a new shoe"
-        return "idle", None
+            return CLOSED, "end of shoe: load a new shoe"
+        return IDLE, None
 
     def _trouble(self, kind: str, detail: str, *, awaiting_card: bool) -> None:
         """Device trouble: pause a round in progress, else just tell."""
@@ -205,29 +244,24 @@ class TableMachine:
 
     # ------------------------------------------------------------------ inputs
     def _on_StartRound(self, e: i.StartRound) -> None:
-        why_not = self.can_start_round()
-        if why_not:
-            raise IllegalInput(f"cannot start a round: {why_not}")
         round_id = f"{self.table}-{self.round_no + 1:06d}"
         self._emit(
             "round.start", round_id, variant=self.game.variant.id,
             betting_seconds=self.betting_seconds, by=e.by,
         )
-        self._set_state("betting")
+        self._set_state(BETTING)
 
     def _on_CloseBetting(self, e: i.CloseBetting) -> None:
-        if self.state != "betting":
-            raise IllegalInput(f"cannot close betting: the table is {self.state}")
         self._close_betting()
 
     def _close_betting(self) -> None:
         self._emit("betting.closed", self.round_id)
-        self._set_state("dealing")
+        self._set_state(DEALING)
 
     def _on_Tick(self, e: i.Tick) -> None:
-        if self.state == "betting" and self.betting_ends is not None and self._now >= self.betting_ends:
+        if self.state == BETTING and self.betting_ends is not None and self._now >= self.betting_ends:
             self._close_betting()
-        elif self.state == "result" and self._now >= self.state_since + self.result_seconds:
+        elif self.state == RESULT and self._now >= self.state_since + self.result_seconds:
             self._set_state(*self._after_round())
 
     def _on_CardDrawn(self, e: i.CardDrawn) -> None:
@@ -242,17 +276,17 @@ class TableMachine:
                 "device-fault", "critical",
                 f"the shoe's count went from {last} to {e.shoe_count} (card {e.code}) within one shoe",
             )
-        if self.state == "paused":
+        if self.state == PAUSED:
             assert self.pause is not None
             if self.pause.cause == "shoe-link-down":
                 self._place(card, e.source, e.shoe_count)  # drawn before the outage was noticed: in order
             else:
                 self._misdeal("wrong-order", f"card {e.code} drawn while the table was paused")
             return
-        if self.state == "betting":
+        if self.state == BETTING:
             self._misdeal("exposed-card", f"card {e.code} drawn before betting closed")
             return
-        if self.state != "dealing":
+        if self.state != DEALING:
             self.audit.add(card)
             self._alert("wrong-order", "warning", f"card {e.code} drawn outside a round")
             return
@@ -283,15 +317,16 @@ class TableMachine:
         if self.deal.is_complete:
             result = self.deal.result().to_dict()
             self._emit("round.result", self.round_id, **result)
-            self._set_state("result")
+            self._set_state(RESULT)
 
-    def _after_burn(self) -> tuple[str, str | None]:
-        return ("closed", "end of shoe: load a new shoe") if self.rounds_left == 0 else ("idle", None)
+    def _after_burn(self) -> tuple[State, str | None]:
+        # A shoe accepted by a supervisor after it was found empty has ended before its burn.
+        return (CLOSED, "end of shoe: load a new shoe") if self.rounds_left == 0 else (IDLE, None)
 
     def _on_NoRead(self, e: i.NoRead) -> None:
-        if self.state == "paused" and self.pause and self.pause.cause != "shoe-link-down":
+        if self.state == PAUSED and self.pause and self.pause.cause != "shoe-link-down":
             self._misdeal("wrong-order", "a card was drawn while the table was paused")
-        elif self.state == "betting":
+        elif self.state == BETTING:
             self._misdeal("exposed-card", "a card was drawn before betting closed")
         elif self.in_round or self.burning:
             self._pause("no-read", e.detail, awaiting_card=True)
@@ -317,8 +352,6 @@ class TableMachine:
         self._trouble("camera-down", e.detail, awaiting_card=False)
 
     def _on_VoidRequest(self, e: i.VoidRequest) -> None:
-        if not self.in_round:
-            raise IllegalInput("no round to void")
         self._pause("void-request", f"void requested by {e.by}", awaiting_card=False, alert=False)
 
     def _on_ShoeNew(self, e: i.ShoeNew) -> None:
@@ -339,12 +372,12 @@ class TableMachine:
                 f"{decks}-deck shoe is loaded"
             )
             self._alert("device-fault", "critical", detail)
-            self._set_state("closed", detail)
+            self._set_state(CLOSED, detail)
             return
         if self.burns:
-            self._set_state("dealing", "burn")
-        elif self.state == "closed":
-            self._set_state("idle")
+            self._set_state(DEALING, "burn")
+        elif self.state == CLOSED:
+            self._set_state(IDLE)
 
     def _on_ShoeCut(self, e: i.ShoeCut) -> None:
         self._emit("shoe", self.round_id, event="cut", count=e.count)
@@ -354,10 +387,10 @@ class TableMachine:
         self._emit("shoe", self.round_id, event="empty", count=e.count, audit=report)
         if report["extra"]:
             self._alert("duplicate-card", "critical", f"deck audit: extra cards {report['extra']}")
-        if self.state == "dealing" and self.in_round:
+        if self.state == DEALING and self.in_round:
             self._pause("device-fault", "the shoe is empty in the middle of a round", awaiting_card=True)
-        elif not self.in_round and self.state != "closed":
-            self._set_state("closed", "the shoe is empty: load a new shoe")
+        elif not self.in_round and self.state != CLOSED:
+            self._set_state(CLOSED, "the shoe is empty: load a new shoe")
 
     def _on_LidChanged(self, e: i.LidChanged) -> None:
         self.lid_open = e.is_open
@@ -368,7 +401,7 @@ class TableMachine:
         self.link_up = e.up
         if not e.up:
             self._trouble("shoe-link-down", e.reason or "no frame from the shoe for 2 s", awaiting_card=False)
-        elif self.state == "paused" and self.pause and self.pause.cause == "shoe-link-down":
+        elif self.state == PAUSED and self.pause and self.pause.cause == "shoe-link-down":
             # The link's go-back-N delivery guarantees no card was lost while it was down.
             self._set_state(self.pause.resume_to, "shoe link restored")
 
@@ -382,17 +415,12 @@ class TableMachine:
         self._alert("device-fault", "warning", e.detail)
 
     def _on_SupervisorResume(self, e: i.SupervisorResume) -> None:
-        if self.state == "closed" and self.shoe_refused:
+        if self.state == CLOSED:  # the declaration's guard: the shoe was refused
             if e.card is not None:
                 raise IllegalInput("no card is awaited: accept the shoe without a card")
             self._accept_shoe(e.by)
             return
-        if self.state != "paused" or self.pause is None:
-            raise IllegalInput(f"nothing to resume: the table is {self.state}")
-        if self.pause.cause == "shoe-link-down" and not self.link_up:
-            raise IllegalInput("cannot resume: the shoe link is still down")
-        if self.lid_open:
-            raise IllegalInput("cannot resume: the shoe's lid is open")
+        assert self.pause is not None
         card: Card | None = None
         if self.pause.awaiting_card:
             if e.card is None:
@@ -413,13 +441,11 @@ class TableMachine:
         """A supervisor accepts a shoe whose deck count was refused (the variant's count holds)."""
         self._alert("device-fault", "info", f"shoe accepted by {by} as {self.game.decks} decks")
         if self.burns:
-            self._set_state("dealing", "burn", by=by)
+            self._set_state(DEALING, "burn", by=by)
         else:
-            self._set_state("idle", f"shoe accepted by {by}", by=by)
+            self._set_state(IDLE, f"shoe accepted by {by}", by=by)
 
     def _on_SupervisorVoid(self, e: i.SupervisorVoid) -> None:
-        if not self.in_round:
-            raise IllegalInput("no round to void")
         self._void(e.reason, by=e.by)
 
     # ------------------------------------------------------------------ applying
@@ -438,18 +464,18 @@ class TableMachine:
             if self.game.shuffle_every_round:
                 self.audit.reset()
         elif d.type == "table.state":
-            self.state, self.reason, self.state_since = p["state"], p["reason"], ts
-            if self.state == "paused":
-                self.pause = Pause(p["cause"], p["resume_to"], p.get("awaiting") == "card")
+            self.state, self.reason, self.state_since = State(p["state"]), p["reason"], ts
+            if self.state == PAUSED:
+                self.pause = Pause(p["cause"], State(p["resume_to"]), p.get("awaiting") == "card")
             else:
                 self.pause = None
-            if self.state == "betting":
+            if self.state == BETTING:
                 self.betting_ends = ts + self.betting_seconds
-            if self.state in ("idle", "closed"):
+            if self.state in (IDLE, CLOSED):
                 self.round_id, self.deal, self.burning = None, None, False
-            if self.state != "closed":
+            if self.state != CLOSED:
                 self.shoe_refused = False
-            if self.state == "dealing" and p.get("reason") == "burn":
+            if self.state == DEALING and p.get("reason") == "burn":
                 self.burning, self.burn_left, self.burn_total = True, None, None
         elif d.type == "betting.closed":
             self.betting_ends = None
@@ -461,7 +487,7 @@ class TableMachine:
                 self.last_shoe_count = p["shoe_count"]
             if p["position"] == "burn":
                 if p["index"] == 0:
-                    self.burn_total = self.burn_left = burn_count(card)
+                    self.burn_total = self.burn_left = self.game.burn_count(card)
                 else:
                     assert self.burn_left is not None
                     self.burn_left -= 1
@@ -491,3 +517,32 @@ class TableMachine:
 
 _COMMON = frozenset(("v", "table", "seq", "ts", "type", "game", "round"))
 
+
+
+_HANDLERS: dict[type, Callable[[TableMachine, Any], None]] = {
+    i.StartRound: TableMachine._on_StartRound,
+    i.CloseBetting: TableMachine._on_CloseBetting,
+    i.Tick: TableMachine._on_Tick,
+    i.CardDrawn: TableMachine._on_CardDrawn,
+    i.NoRead: TableMachine._on_NoRead,
+    i.CardDropped: TableMachine._on_CardDropped,
+    i.ExposedCard: TableMachine._on_ExposedCard,
+    i.ExtraCard: TableMachine._on_ExtraCard,
+    i.CardMisplaced: TableMachine._on_CardMisplaced,
+    i.CameraMismatch: TableMachine._on_CameraMismatch,
+    i.CameraDown: TableMachine._on_CameraDown,
+    i.VoidRequest: TableMachine._on_VoidRequest,
+    i.ShoeNew: TableMachine._on_ShoeNew,
+    i.ShoeCut: TableMachine._on_ShoeCut,
+    i.ShoeEmpty: TableMachine._on_ShoeEmpty,
+    i.LidChanged: TableMachine._on_LidChanged,
+    i.LinkChanged: TableMachine._on_LinkChanged,
+    i.ShoeRestarted: TableMachine._on_ShoeRestarted,
+    i.DeviceFault: TableMachine._on_DeviceFault,
+    i.DeviceWarning: TableMachine._on_DeviceWarning,
+    i.SupervisorResume: TableMachine._on_SupervisorResume,
+    i.SupervisorVoid: TableMachine._on_SupervisorVoid,
+}
+"""The handler of every input the declaration does not refuse (one per input type)."""
+if set(_HANDLERS) != {kind for _, kind in _OUTCOMES}:
+    raise DeclarationError("every input the declaration names needs one handler in _HANDLERS, and no other")
