@@ -180,6 +180,7 @@ class ControlServer:
                 ),
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
+                "shoe_card": m.pause.shoe_card if m.pause else None,
             }
         if op in ("press", "lay", "clear", "dark"):
             if not self.rig_ops:

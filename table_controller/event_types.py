@@ -30,7 +30,9 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar, cast
 
 import msgspec
-from msgspec import UNSET, Meta, UnsetType, field
+from msgspec import UNSET as UNSET
+from msgspec import Meta, field
+from msgspec import UnsetType as UnsetType
 
 from table_controller.errors import TableError
 
@@ -92,6 +94,9 @@ class TableStateChanged(EventBase, frozen=True, kw_only=True):
     awaiting: Literal["card"] | None | UnsetType = UNSET
     #: added: the supervisor who resumed or accepted the shoe
     by: str | UnsetType = UNSET
+    #: added: the card the shoe gave, when the pause awaits its confirmation (``source-mismatch``:
+    #: the camera saw another card or none); a supervisor confirms it with ``resume --card``
+    shoe_card: CardCode | UnsetType = UNSET
 
 
 class RoundStarted(EventBase, frozen=True, kw_only=True):

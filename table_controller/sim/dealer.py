@@ -38,15 +38,6 @@ from table_controller.table.machine import IllegalInput
 log = logging.getLogger(__name__)
 
 
-def shoe_card_of(reason: str | None) -> str | None:
-    """The shoe's card named by a source-mismatch pause ("the shoe read 5C, ...",
-    "the camera did not see card 5C ..."); None when the shoe gave no card."""
-    import re
-
-    found = re.search(r"the shoe read (\w\w)|did not see card (\w\w)", reason or "")
-    return (found.group(1) or found.group(2)) if found else None
-
-
 def _entered(event: Event, *states: str) -> bool:
     """``event`` says the table entered one of ``states``."""
     return isinstance(event, TableStateChanged) and event.state in states
@@ -340,10 +331,9 @@ class SimulatedDealer:
             if paused.awaiting == "card" and cause == "no-read":
                 card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.awaiting == "card" and cause == "source-mismatch" and shoe_card_of(paused.reason):
+            elif paused.awaiting == "card" and cause == "source-mismatch" and isinstance(paused.shoe_card, str):
                 # the shoe is the truth of which card came out: the supervisor confirms it by hand
-                card = shoe_card_of(paused.reason)
-                self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
+                self.controller.request(i.SupervisorResume(by="sim supervisor", card=paused.shoe_card))
             elif paused.awaiting == "card" or cause == "void-request":
                 reason = f"supervisor voided after {cause}"
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=reason))
