@@ -241,3 +241,18 @@ def test_every_common_field_is_required_on_the_wire(field_name: str) -> None:
         et.decode_event(json.dumps(an_event(**{field_name: ...})))
     with pytest.raises(et.EventError, match=f"event lacks common field '{field_name}'"):
         et.event_from_dict(an_event(**{field_name: ...}))
+
+
+def test_every_recorded_message_decodes_with_its_topic() -> None:
+    from table_controller.events import decode
+
+    messages = 0
+    for path in sorted(FIXTURES.glob("stream-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            event = decode([record["topic"].encode(), record["body"].encode()])
+            assert record["topic"] == f"{event.table}.{event.type}"
+            messages += 1
+            with pytest.raises(et.EventError, match="topic"):
+                decode([b"T99.card", record["body"].encode()])
+    assert messages == 320
