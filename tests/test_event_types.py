@@ -207,10 +207,10 @@ def test_a_snapshot_reply_decodes_typed_and_the_schema_describes_it(
 
     state = SnapshotState()
     for body in RECORDED:
-        event = json.loads(body)
-        if event["table"] == "T09":
+        event = et.decode_event(body)
+        if event.table == "T09":
             state.apply(event)
-    body = json.dumps(state.reply(), separators=(",", ":"), ensure_ascii=False)
+    body = msgspec.json.encode(state.reply()).decode("utf-8")
     reply = et.decode_snapshot_reply(body)
     assert reply.seq == state.seq and len(reply.history) == 2
     assert all(isinstance(e, et.RoundResult) for e in reply.history)
