@@ -43,9 +43,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import msgspec  # noqa: E402
 import zmq  # noqa: E402
 
-from table_controller.client import TableClient  # noqa: E402
+from table_controller.client import Snapshot, TableClient  # noqa: E402
+from table_controller.event_types import CardDealt  # noqa: E402
 from table_controller.events import encode, make_event  # noqa: E402
 from table_controller.publish import EventPublisher, StudioProxy  # noqa: E402
 from table_controller.sim.table import SimOptions, SimulatedTable  # noqa: E402
@@ -277,12 +279,12 @@ class ClientThread(threading.Thread):
         while not self.stop.is_set():
             for item in self.client.events(timeout=0.25):
                 now = time.perf_counter_ns()
-                if item["type"] == "snapshot":
+                if isinstance(item, Snapshot):
                     self.synced.set()
-                elif item["type"] == "card":
+                elif isinstance(item, CardDealt):
+                    shoe_count = -1 if item.shoe_count is msgspec.UNSET else item.shoe_count
                     with self._arrived:
-                        self.cards.append((item["seq"], item.get("shoe_count", -1), item["code"],
-                                           now))
+                        self.cards.append((item.seq, shoe_count, item.code, now))
                         self._arrived.notify_all()
                 if self.stop.is_set():
                     break

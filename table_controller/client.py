@@ -8,9 +8,11 @@ makes it ask for a snapshot again; ZeroMQ reconnects both sockets by itself
 when the controller comes back. Every display of this project uses it, and
 third-party display vendors may too (see ``docs/events.md``).
 
-Each snapshot is yielded as a synthetic item ``{"type": "snapshot", "table",
-"seq", "state", "round", "history", "shoe"}``: it *replaces* what the consumer
-knew of that table.
+Items are typed: each event is one of the frozen classes of
+:mod:`table_controller.event_types` (dispatch with ``match`` or ``isinstance``), and
+each snapshot is a :class:`Snapshot` that *replaces* what the consumer knew of that
+table. Events of a type this client does not know (a later version of the contract)
+keep the seq count going but are not yielded: consumers ignore what they do not know.
 """
 
 from __future__ import annotations
@@ -21,11 +23,24 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
+import msgspec
 import zmq
 
-from table_controller.events import decode
+from table_controller.event_types import (
+    EVENT_CLASSES,
+    Event,
+    EventError,
+    RoundResult,
+    RoundVoided,
+    ShoeChanged,
+    SnapshotReply,
+    TableStatus,
+    decode_event,
+    decode_snapshot_reply,
+    encode_event,
+)
 from table_controller.publish.security import ClientCurve
 
 log = logging.getLogger(__name__)
@@ -37,6 +52,95 @@ BUFFER_LIMIT = 10_000
 REPLACED_AFTER = 5.0
 
 
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="snapshot"):
+    """A table's snapshot as the client yields it: the reply of its snapshot endpoint, for ``table``.
+
+    It replaces what a consumer knew of that table: ``state`` (the latest ``table.state``
+    payload, or None), ``round`` (the events of the round in progress), ``history`` (the
+    last results and voids) and ``shoe`` (the current shoe's ``shoe`` events); ``seq`` is
+    the last event it covers. As JSON (:func:`encode_item`) it is
+    ``{"type": "snapshot", "table", "seq", "state", "round", "history", "shoe"}``.
+    """
+
+    table: str
+    seq: int
+    state: TableStatus | None
+    round: list[Event]
+    history: list[RoundResult | RoundVoided]
+    shoe: list[ShoeChanged] = []
+
+    @classmethod
+    def of(cls, table: str, reply: SnapshotReply) -> Snapshot:
+        """The snapshot of ``table`` that its endpoint's ``reply`` describes."""
+        return cls(table=table, seq=reply.seq, state=reply.state, round=reply.round,
+                   history=reply.history, shoe=reply.shoe)
+
+
+#: What :meth:`TableClient.events` yields.
+ClientItem: TypeAlias = Event | Snapshot
+
+_SNAPSHOT_ENCODER = msgspec.json.Encoder()
+
+
+def encode_item(item: ClientItem) -> bytes:
+    """Compact JSON of a client item: an event as on the wire, a snapshot as described in :class:`Snapshot`."""
+    if isinstance(item, Snapshot):
+        return _SNAPSHOT_ENCODER.encode(item)
+    return encode_event(item)
+
+
+def item_as_dict(item: ClientItem) -> dict[str, Any]:
+    """A client item as plain JSON data, for consumers that still take dicts (fields left unset are absent)."""
+    data: dict[str, Any] = msgspec.to_builtins(item)
+    return data
+
+
+class _UnknownEvent(msgspec.Struct, frozen=True):
+    """The common head of an event of a type this client does not know: counted for seq, never yielded."""
+
+    table: str
+    seq: int
+    type: str
+
+
+_UNKNOWN_HEAD = msgspec.json.Decoder(_UnknownEvent)
+
+_Received: TypeAlias = Event | _UnknownEvent
+
+
+def decode_message(frames: list[bytes]) -> Event:
+    """The typed event of a published message (topic frame, JSON frame).
+
+    Raises :class:`EventError` for anything malformed: not two frames, a body that is not
+    an event, or a topic other than ``<table>.<type>`` of the body.
+    """
+    if len(frames) != 2:
+        raise EventError(f"expected 2 frames (topic, JSON), got {len(frames)}")
+    try:
+        event = decode_event(frames[1])
+    except RecursionError:
+        raise EventError("event body is JSON nested too deep") from None
+    expected = f"{event.table}.{event.type}"
+    if frames[0].decode("utf-8", "replace") != expected:
+        raise EventError(f"topic {frames[0][:60]!r} does not match event {expected!r}")
+    return event
+
+
+def _unknown_event(frames: list[bytes]) -> _UnknownEvent | None:
+    """The head of a well-formed message whose type this client does not know, else None."""
+    if len(frames) != 2:
+        return None
+    try:
+        head = _UNKNOWN_HEAD.decode(frames[1])
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if head.type in EVENT_CLASSES or head.seq < 1:
+        return None
+    if frames[0].decode("utf-8", "replace") != f"{head.table}.{head.type}":
+        return None
+    return head
+
+
 @dataclass
 class _TableSync:
     """Where one table's stream stands: synced up to ``last_seq``, or waiting for a snapshot."""
@@ -45,7 +149,7 @@ class _TableSync:
     endpoint: str | None
     synced: bool = False
     last_seq: int = 0
-    buffer: list[dict[str, Any]] = field(default_factory=list)
+    buffer: list[_Received] = field(default_factory=list)
     dealer: zmq.Socket[Any] | None = None
     requested_at: float | None = None
     first_message_at: float | None = None
@@ -59,6 +163,7 @@ class ClientStats:
     snapshots: int = 0
     gaps: int = 0
     malformed: int = 0
+    unknown_types: int = 0
     duplicates: int = 0
     snapshot_timeouts: int = 0
 
@@ -70,8 +175,10 @@ class TableClient:
     a mapping table -> endpoint (tables not in it are followed without snapshots) or
     ``None`` (no snapshots: gaps are only logged and counted).
 
-    Iterate :meth:`events`; the latest snapshot of each table is also kept in
-    :attr:`snapshots`, and ``on_snapshot`` (if given) is called with it.
+    Iterate :meth:`events` for typed items (:data:`ClientItem`); the latest
+    :class:`Snapshot` of each table is also kept in :attr:`snapshots`, and
+    ``on_snapshot`` (if given) is called with it. Nothing that arrives ends the
+    iteration: malformed messages and replies are logged, counted and skipped.
     """
 
     def __init__(
@@ -84,7 +191,7 @@ class TableClient:
         context: zmq.Context[Any] | None = None,
         snapshot_timeout: float = 2.0,
         settle: float = 1.5,
-        on_snapshot: Callable[[dict[str, Any]], None] | None = None,
+        on_snapshot: Callable[[Snapshot], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if table is not None and isinstance(snapshot_endpoint, Mapping):
@@ -104,10 +211,11 @@ class TableClient:
         self.settle = settle
         self.on_snapshot = on_snapshot
         self.clock = clock
-        self.snapshots: dict[str, dict[str, Any]] = {}
+        self.snapshots: dict[str, Snapshot] = {}
         self.stats = ClientStats()
         self._tables: dict[str, _TableSync] = {}
-        self._ready: deque[dict[str, Any]] = deque()
+        self._ready: deque[ClientItem] = deque()
+        self._unknown_seen: set[str] = set()
         self._started_at = clock()
         self._sub = self.context.socket(zmq.SUB)
         self._configure(self._sub)
@@ -118,7 +226,7 @@ class TableClient:
             self._sync_of(table)
 
     @property
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> Snapshot | None:
         """The latest snapshot of the client's table (``None`` before the first)."""
         return self.snapshots.get(self.table) if self.table else None
 
@@ -137,8 +245,8 @@ class TableClient:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    def events(self, timeout: float | None = None) -> Iterator[dict[str, Any]]:
-        """Yield each event once, in seq order, after a synthetic ``snapshot`` item per table.
+    def events(self, timeout: float | None = None) -> Iterator[ClientItem]:
+        """Yield each event once, in seq order, after a :class:`Snapshot` per table.
 
         With ``timeout`` the iterator ends after that many seconds without anything
         to yield (so a display can refresh its countdown and iterate again); the
@@ -174,15 +282,27 @@ class TableClient:
             except zmq.Again:
                 return
             try:
-                event = decode(frames)
-                self._receive(event)
+                received: _Received = decode_message(frames)
             except Exception as e:  # whoever reached the stream: skip it, never stop reading
-                self.stats.malformed += 1
-                log.warning("skipped a malformed message on %s (topic %r): %s",
-                            self.publish_endpoint, frames[0][:60] if frames else b"", e)
+                unknown = _unknown_event(frames)
+                if unknown is None:
+                    self.stats.malformed += 1
+                    log.warning("skipped a malformed message on %s (topic %r): %s",
+                                self.publish_endpoint, frames[0][:60] if frames else b"", e)
+                    continue
+                self._skip_unknown(unknown)
+                received = unknown
+            self._receive(received)
 
-    def _receive(self, event: dict[str, Any]) -> None:
-        sync = self._sync_of(event["table"])
+    def _skip_unknown(self, event: _UnknownEvent) -> None:
+        self.stats.unknown_types += 1
+        if event.type not in self._unknown_seen:  # once per type: it may come every second
+            self._unknown_seen.add(event.type)
+            log.warning("table %s: skipping events of unknown type %r (seq %d); later ones silently",
+                        event.table, event.type[:60], event.seq)
+
+    def _receive(self, event: _Received) -> None:
+        sync = self._sync_of(event.table)
         if sync.first_message_at is None:
             sync.first_message_at = self.clock()
         if not sync.synced:
@@ -190,13 +310,13 @@ class TableClient:
             if len(sync.buffer) > BUFFER_LIMIT:
                 del sync.buffer[: len(sync.buffer) - BUFFER_LIMIT]
             if sync.endpoint is None:  # no snapshot to wait for: follow from here
-                sync.synced, sync.last_seq = True, event["seq"] - 1
+                sync.synced, sync.last_seq = True, event.seq - 1
                 self._flush(sync)
             return
-        seq = event["seq"]
+        seq = event.seq
         if seq == sync.last_seq + 1:
             sync.last_seq, sync.behind_since = seq, None
-            self._ready.append(event)
+            self._yield(event)
         elif seq <= sync.last_seq:
             # An event we already have: a duplicate, or the backlog a slow consumer still
             # reads after a snapshot that went past it. Only a stream that stays behind
@@ -212,7 +332,7 @@ class TableClient:
             sync.behind_since = None
             if sync.endpoint is None:
                 sync.last_seq = seq
-                self._ready.append(event)
+                self._yield(event)
             else:
                 self._resync(sync, event)
         else:
@@ -221,18 +341,22 @@ class TableClient:
                         sync.table, sync.last_seq + 1, seq - 1)
             if sync.endpoint is None:
                 sync.last_seq = seq
-                self._ready.append(event)
+                self._yield(event)
             else:
                 self._resync(sync, event)
 
-    def _resync(self, sync: _TableSync, event: dict[str, Any]) -> None:
+    def _yield(self, event: _Received) -> None:
+        if not isinstance(event, _UnknownEvent):
+            self._ready.append(event)
+
+    def _resync(self, sync: _TableSync, event: _Received) -> None:
         sync.synced = False
         sync.buffer = [event]
 
     def _flush(self, sync: _TableSync) -> None:
         buffered, sync.buffer = sync.buffer, []
         for event in buffered:
-            if event["seq"] > sync.last_seq:
+            if event.seq > sync.last_seq:
                 self._receive(event)
 
     # -- snapshots ------------------------------------------------------------------------------
@@ -266,17 +390,14 @@ class TableClient:
         frames = sync.dealer.recv_multipart()
         sync.requested_at = None
         try:
-            reply = json.loads(frames[-1])
-            seq = int(reply["seq"])
-            item = {"type": "snapshot", "table": sync.table, "seq": seq,
-                    "state": reply.get("state"), "round": list(reply.get("round") or []),
-                    "history": list(reply.get("history") or []), "shoe": list(reply.get("shoe") or [])}
-        except (ValueError, KeyError, TypeError) as e:
+            reply = decode_snapshot_reply(frames[-1])
+        except (EventError, RecursionError) as e:
             self.stats.malformed += 1
             log.warning("table %s: unusable snapshot reply from %s: %s", sync.table, sync.endpoint, e)
             return
+        item = Snapshot.of(sync.table, reply)
         self.stats.snapshots += 1
-        sync.synced, sync.last_seq, sync.behind_since = True, seq, None
+        sync.synced, sync.last_seq, sync.behind_since = True, item.seq, None
         self.snapshots[sync.table] = item
         self._ready.append(item)
         if self.on_snapshot is not None:

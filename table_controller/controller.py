@@ -1,11 +1,15 @@
 """The table controller: the one place that composes devices, rules, journal and publisher.
 
-Device threads (the shoe's reader, gpiozero's button callbacks, the control
-socket) only *post* inputs on one queue. One loop takes them in order and, for
-each, asks the pure :class:`~table_controller.table.TableMachine` what happened,
+Device threads (the shoe's reader, gpiozero's button callbacks, the camera
+watcher, the control socket) only *post* on one queue: a table input, a raw shoe
+driver event or a panel press; they read and write no controller or machine
+state. One loop takes them in order, turns driver events and presses into table
+inputs (:mod:`table_controller.shoe_mapping`, :func:`~table_controller.panel.panel_input`),
+asks the pure :class:`~table_controller.table.TableMachine` what happened,
 commits the resulting events to the journal (with the shoe's link state, in one
-transaction), and only then publishes them, acknowledges the shoe frame and
-drives the gate, lamps and buzzer.
+transaction), and only then publishes them, acknowledges the shoe frames and
+drives the gate (:class:`~table_controller.shoe_handshake.ShoeHandshake`), lamps
+and buzzer.
 """
 
 from __future__ import annotations
@@ -15,21 +19,24 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.events import make_event
 from table_controller.fusion import CameraSaw, CardFusion
 from table_controller.journal.errors import JournalError
+from table_controller.panel import PanelPress, panel_input
 from table_controller.rules.game import Game
+from table_controller.shoe_handshake import GATE_CONFIRM_SECONDS, ShoeHandshake
+from table_controller.shoe_mapping import UnmappedShoeEvent, table_input_for
 from table_controller.table import inputs as i
 from table_controller.table.machine import Draft, IllegalInput, TableMachine
 
 log = logging.getLogger(__name__)
 
-#: How long a start-round press may wait for the shoe to confirm that its gate is locked.
-GATE_CONFIRM_SECONDS = 2.0
+__all__ = ["GATE_CONFIRM_SECONDS", "SHOE_BACKLOG", "ControllerStats", "Posted", "TableController"]
+
 #: Shoe events waiting for the loop at most. More, and the driver's reader thread waits:
 #: it reads no further, nothing more is ACKed, and the shoe's window holds the cards.
 SHOE_BACKLOG = 256
@@ -43,9 +50,14 @@ EventListener = Callable[[dict[str, Any]], None]
 
 @dataclass
 class Posted:
-    """One item on the controller's queue: an input, the device event behind it, a reply slot."""
+    """One item on the controller's queue: an input, the device event behind it, a reply slot.
 
-    input: i.TableInput | None
+    ``input`` None with a ``shoe_event``: a driver event as the reader thread delivered it,
+    mapped to its table input in the loop. A :class:`~table_controller.panel.PanelPress`
+    becomes its table input in the loop too (it depends on the table's state).
+    """
+
+    input: i.TableInput | CameraSaw | PanelPress | None
     shoe_event: Any = None
     reply: queue.Queue[Any] | None = None
     backlog: bool = False  # holds a place of the shoe backlog until applied
@@ -87,7 +99,8 @@ class TableController:
         self.game = game
         self.journal = journal
         self.table = table
-        self.shoe = shoe
+        #: The gate-lock handshake and held ACKs with the shoe (``shoe`` is its driver).
+        self.handshake: ShoeHandshake[Posted] = ShoeHandshake(shoe)
         self.panel = panel
         self.publisher = publisher
         self.clock = clock
@@ -106,15 +119,17 @@ class TableController:
         self._shoe_backlog = threading.BoundedSemaphore(SHOE_BACKLOG)
         self._alerts = AlertLimiter(ALERTS_PER_WINDOW, ALERT_WINDOW)
         self._last_sent = 0.0
-        self._gate_open: bool | None = None
-        #: The shoe reported its gate locked after our latest LOCK: every card it drew
-        #: before the lock has arrived (frames come in order), so a round may start.
-        self._lock_confirmed = False
-        self._held_starts: list[tuple[Posted, float]] = []
-        self._deferred_acks: list[Any] = []
-        self._had_shoe_session = journal.link_state is not None
         #: Set while the shoe link is up (or the table has no shoe).
         self.link_ready = threading.Event()
+
+    @property
+    def shoe(self) -> Any:
+        """The shoe driver (None: no shoe). Set it before the loop starts."""
+        return self.handshake.shoe
+
+    @shoe.setter
+    def shoe(self, driver: Any) -> None:
+        self.handshake.shoe = driver
 
     # ------------------------------------------------------------------ start-up
     def restore(self) -> None:
@@ -137,7 +152,7 @@ class TableController:
         self._drive_devices([])
 
     # ------------------------------------------------------------------ inputs
-    def post(self, event: i.TableInput, shoe_event: Any = None) -> None:
+    def post(self, event: i.TableInput | CameraSaw, shoe_event: Any = None) -> None:
         """Queue an input (thread-safe); the loop applies it in order."""
         self._queue.put(Posted(event, shoe_event))
 
@@ -161,25 +176,29 @@ class TableController:
         while not self._shoe_backlog.acquire(timeout=1.0):
             log.warning("table %s: %d shoe events wait for the loop; the reader waits",
                         self.table, SHOE_BACKLOG)
-        self._queue.put(Posted(shoe_input(event, self), event, backlog=True))
+        self._queue.put(Posted(None, event, backlog=True))  # mapped in the loop
 
     def on_button(self, name: str) -> None:
-        """The panel's listener: a button was pressed (gpiozero's thread or the caller's)."""
+        """The panel's listener: a button was pressed (gpiozero's thread or the caller's).
+
+        Only the key switch is read here, as it is at the press; what the press means
+        depends on the table's state, which only the loop reads.
+        """
         key_on = self.panel is not None and self.panel.supervisor_key_on
-        if name == "start_round":
-            if key_on and self.machine.state == "paused":
-                self.post(i.SupervisorResume(by="panel key switch"))
-            else:
-                self.post(i.StartRound(by="dealer"))
-        elif name == "close_betting":
-            self.post(i.CloseBetting(by="dealer"))
-        elif name == "card_dropped":
-            self.post(i.CardDropped())
-        elif name == "void_request":
-            if key_on:
-                self.post(i.SupervisorVoid(by="panel key switch", reason="voided at the panel"))
-            else:
-                self.post(i.VoidRequest(by="dealer"))
+        self._queue.put(Posted(PanelPress(name, supervisor_key=key_on)))
+
+    def apply_queued(self) -> None:
+        """Apply everything queued now, in the caller's thread, then the held starts that are due.
+
+        For a caller that drives the loop itself (tests, tools); never while :meth:`run` runs.
+        """
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            self._apply(item)
+        self._release_held_starts()
 
     # ------------------------------------------------------------------ the loop
     def run(self, stop: threading.Event) -> None:
@@ -218,8 +237,8 @@ class TableController:
             deadlines.append(m.betting_ends)
         if m.state == "result":
             deadlines.append(m.state_since + m.result_seconds)
-        if self.fusion.pending or self.fusion.unmatched or self._held_starts:
-            deadlines.append(now + 0.05 if self._held_starts else now + 0.1)
+        if self.fusion.pending or self.fusion.unmatched or self.handshake.holding_starts:
+            deadlines.append(now + 0.05 if self.handshake.holding_starts else now + 0.1)
         # Capped so that a stop request is noticed within a quarter second.
         return max(0.0, min(min(deadlines) - now, 0.25))
 
@@ -227,8 +246,20 @@ class TableController:
         if item.backlog:
             item.backlog = False
             self._shoe_backlog.release()
-        if isinstance(item.input, i.StartRound) and self._waiting_for_gate_lock():
-            self._held_starts.append((item, self.clock()))
+        if isinstance(item.input, PanelPress):
+            pressed = panel_input(item.input, self.machine.state)
+            if pressed is None:
+                return
+            item = replace(item, input=pressed)
+        elif item.input is None and item.shoe_event is not None:
+            try:
+                item = replace(item, input=table_input_for(item.shoe_event))
+            except UnmappedShoeEvent as e:
+                self._refuse_shoe_event(item, e)
+                return
+        if isinstance(item.input, i.StartRound) and self.handshake.hold_start(
+            item, self.clock(), link_up=self.machine.link_up
+        ):
             return
         self.stats.inputs += 1
         try:
@@ -274,33 +305,23 @@ class TableController:
         if item.reply is not None:
             item.reply.put(error)
 
-    def _waiting_for_gate_lock(self) -> bool:
-        """A new round must wait until the shoe confirmed the lock that ended the last one.
-
-        A card drawn just before the lock took effect may still be on its way
-        (or be re-sent after a restart); it belongs to the round that ended, so
-        no new round may be dealing when it arrives. With the link down the
-        machine rejects the start with its own reason.
-        """
-        if self.shoe is None or not getattr(self.shoe, "guarantees", SMART_SHOE).gate:
-            return False  # a reader without a gate (a line reader) has no lock to confirm
-        return self.machine.link_up and not self._lock_confirmed
+    def _refuse_shoe_event(self, item: Posted, error: UnmappedShoeEvent) -> None:
+        """A driver event the mapping does not know: not applied, not acknowledged (the shoe
+        keeps the frame, and ACKs are cumulative: the link holds there), and a device fault
+        says so (a round in progress pauses: a card may be in it)."""
+        log.error("table %s: %s", self.table, error)
+        self.stats.rejected += 1
+        self.stats.errors.append(str(error))
+        self._apply(Posted(i.DeviceFault(str(error)[:500])))
 
     def _release_held_starts(self) -> None:
-        if not self._held_starts:
+        if not self.handshake.holding_starts:
             return
-        if not self._waiting_for_gate_lock():
-            held, self._held_starts = self._held_starts, []
-            for item, _ in held:
-                self._apply(item)
-            return
-        now = self.clock()
-        while self._held_starts and now - self._held_starts[0][1] >= GATE_CONFIRM_SECONDS:
-            item, _ = self._held_starts.pop(0)
-            self._reject(item, IllegalInput(
-                f"cannot start a round: the shoe did not confirm within {GATE_CONFIRM_SECONDS:g} s "
-                "that its gate is locked"
-            ))
+        due = self.handshake.release_starts(self.clock(), link_up=self.machine.link_up)
+        for item in due.ready:
+            self._apply(item)
+        for item in due.expired:
+            self._reject(item, IllegalInput(self.handshake.refusal()))
 
     def step(self, event: Any, shoe_event: Any = None) -> list[dict[str, Any]]:
         """Apply one input now (in the loop's thread): journal, publish, act.
@@ -309,13 +330,7 @@ class TableController:
         committed (and the shoe frame recorded) before the rejection is raised.
         """
         now = self.clock()
-        kind = type(shoe_event).__name__
-        if kind in ("Hello", "LinkUp"):
-            self._gate_open = None  # a new shoe session starts locked: say again what the gate must be
-        elif self._gate_open is False and (
-            (kind == "Gate" and shoe_event.is_locked) or (kind == "ShoeStatus" and shoe_event.gate_locked)
-        ):
-            self._lock_confirmed = True
+        self.handshake.observe(shoe_event)
         drafts: list[Draft] = []
         rejected: IllegalInput | None = None
         try:
@@ -326,45 +341,24 @@ class TableController:
         if any(d.type in ("round.result", "round.void") for d in drafts):
             for leftover in self.fusion.reset():
                 drafts += self.machine.handle(leftover, now)
-        acks = self._frames_to_ack(shoe_event)
+        acks = self.handshake.frames_to_ack(shoe_event, hold=bool(self.fusion.pending))
         events = self._commit(drafts, link=acks[-1].link if acks else None)
         if self.checkpoints is not None and any(e["type"] in ("round.result", "round.void") for e in events):
             events += self._checkpoint()
-        if self.shoe is not None:
-            for frame in acks:
-                self.shoe.ack(frame)
+        self.handshake.acknowledge(acks)
         self._drive_devices(events)
         if rejected is not None:
             raise rejected
         return events
 
-    def _frames_to_ack(self, shoe_event: Any) -> list[Any]:
-        """The shoe frames to acknowledge now, oldest first (the last one's link state is
-        journaled with this step's events).
-
-        While a shoe card waits for the camera's confirmation its frame (and
-        every later one) stays unacknowledged and its link state unjournaled, so
-        a crash before the card counts loses nothing: the shoe sends it again.
-        Once released, every held frame is acknowledged: the driver counts a
-        frame as recorded only when it is named, and one left out would hold
-        back every later ACK until the shoe's window filled and the link stalled.
-        """
-        frame = shoe_event if getattr(shoe_event, "link", None) is not None else None
-        if frame is not None:
-            self._deferred_acks.append(frame)
-        if self.fusion.pending:
-            return []
-        frames, self._deferred_acks = self._deferred_acks, []
-        return frames
-
     def _fuse(self, event: Any, now: float) -> list[i.TableInput]:
         """Cards go through the shoe/camera cross-check before the table sees them."""
         m = self.machine
         dealing = m.state == "dealing" and not m.burning
-        if isinstance(event, (i.CardDrawn, CameraSaw, i.CameraDown)):
+        if isinstance(event, (i.CardPresented, CameraSaw, i.CameraDown)):
             log.debug("table %s: %s while %s (waiting for the camera: %s)", self.table, event,
                       m.state, [p.code for p in self.fusion.pending])
-        if isinstance(event, i.CardDrawn) and event.source == "shoe" and self.fusion.mode != "shoe":
+        if isinstance(event, i.CardPresented) and event.source == "shoe" and self.fusion.mode != "shoe":
             return self._unless_extra_cards(
                 self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
             )
@@ -392,7 +386,7 @@ class TableController:
         hands = {p: list(cards) for p, cards in deal.hands.items()}
         dealt = deal.dealt
         for k, x in enumerate(inputs):
-            code = x.code if isinstance(x, i.CardDrawn) else getattr(x, "card", None)
+            code = x.code if isinstance(x, i.CardPresented) else getattr(x, "card", None)
             if code is None:
                 continue
             position = deal.game.next_position(hands, dealt)
@@ -405,7 +399,7 @@ class TableController:
             dealt += 1
             if deal.game.next_position(hands, dealt) is not None:
                 continue
-            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardDrawn)]
+            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardPresented)]
             later += [p.code for p in self.fusion.pending]
             if not later:
                 return inputs
@@ -476,15 +470,7 @@ class TableController:
             self.link_ready.set()
         else:
             self.link_ready.clear()
-        gate_open = m.gate_should_be_open and not self._round_fully_drawn()
-        if self.shoe is not None and gate_open != self._gate_open:
-            self._gate_open = gate_open
-            self._lock_confirmed = False
-            if self._gate_open:
-                self.shoe.unlock()
-            else:
-                self.shoe.lock()
-                self.shoe.status()  # answered even by a shoe that reports GATE only on a change
+        self.handshake.drive_gate(m.gate_should_be_open and not self._round_fully_drawn())
         if self.panel is not None:
             self.panel.show(m.state)
             if any(e["type"] == "alert" and e["severity"] != "info" for e in events):
@@ -534,38 +520,3 @@ class AlertLimiter:
 def _without_seq(event: dict[str, Any]) -> dict[str, Any]:
     event.pop("seq")
     return event
-
-
-def shoe_input(event: Any, controller: TableController) -> i.TableInput | None:
-    """Translate a shoe driver event into a table input (None: nothing for the table)."""
-    kind = type(event).__name__
-    if kind == "CardDrawn":
-        # A line reader's count is the driver's own, not the device's: not a shoe count.
-        return i.CardDrawn(event.code, "shoe", event.count if event.link is not None else None)
-    if kind == "NoRead":
-        return i.NoRead(f"the shoe could not read card {event.count}")
-    if kind == "CutCard":
-        return i.ShoeCut(event.count)
-    if kind == "NewShoe":
-        return i.ShoeNew(event.decks)
-    if kind == "ShoeEmpty":
-        return i.ShoeEmpty(event.count)
-    if kind == "Lid":
-        return i.LidChanged(event.is_open)
-    if kind == "Fault":
-        return i.DeviceFault(f"shoe fault {event.code}: {event.text}")
-    if kind == "ReaderNotice":
-        if event.kind == "gap":
-            return i.DeviceFault(event.text)  # a card may be lost: a round in progress pauses
-        if event.kind == "unreadable":
-            return i.NoRead(event.text)
-        return i.DeviceWarning(f"card reader: {event.text}")
-    if kind == "LinkUp":
-        return i.LinkChanged(True)
-    if kind == "LinkDown":
-        return i.LinkChanged(False, f"shoe link down: {event.reason}")
-    if kind == "Hello":
-        restarted = event.new_session and controller._had_shoe_session
-        controller._had_shoe_session = True
-        return i.ShoeRestarted(f"the shoe started a new session (boot id {event.boot_id})") if restarted else None
-    return None

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_interfaces.shoe import events as shoe
 from table_controller.errors import CardError
 from table_controller.rules.cards import parse_card
 from table_controller.table.audit import DeckAudit
@@ -69,8 +70,7 @@ def check_deck(
         if event is None:
             report.ended_by = f"no card for {idle_timeout:g} s"
             break
-        kind = type(event).__name__
-        if kind == "CardDrawn":
+        if isinstance(event, shoe.CardDrawn):
             report.cards += 1
             try:
                 audit.add(parse_card(event.code))
@@ -78,10 +78,10 @@ def check_deck(
                 report.foreign.append(event.code)
             if on_card:
                 on_card(report.cards)
-        elif kind == "NoRead":
+        elif isinstance(event, shoe.NoRead):
             report.cards += 1
             report.no_reads += 1
-        elif kind == "ShoeEmpty":
+        elif isinstance(event, shoe.ShoeEmpty):
             report.ended_by = "the shoe is empty"
             break
     full = audit.report()

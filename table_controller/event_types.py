@@ -61,6 +61,10 @@ class EventError(TableError, ValueError):
     """An event that does not follow events.md (unknown type, missing or malformed field, bad JSON)."""
 
 
+class UnknownEventType(EventError):
+    """A well-formed message of a type this version does not know: consumers skip it."""
+
+
 class EventBase(msgspec.Struct, frozen=True, kw_only=True):
     """The common fields of every event.
 
@@ -320,14 +324,30 @@ def decode_event(body: bytes | str) -> Event:
         raise _problem(None, e) from None
     except msgspec.DecodeError as e:
         raise EventError(f"event body is not JSON: {e}"[:300]) from None
+    except RecursionError:
+        raise EventError("event body is JSON nested too deep") from None
     decoder = _DECODERS.get(kind)
     if decoder is None:
-        raise EventError(f"unknown event type {kind!r}"[:200])
+        raise UnknownEventType(f"unknown event type {kind!r}"[:200])
     try:
         event = cast(Event, decoder.decode(body))
     except msgspec.DecodeError as e:
         raise _problem(kind, e) from None
+    except RecursionError:
+        raise EventError(f"{kind} event nested too deep") from None
     return event
+
+
+def _known_events(bodies: list[msgspec.Raw]) -> list[Event]:
+    """The events of a snapshot list, leaving out types this version does not know (a newer
+    table's addition); any other fault refuses the reply."""
+    out: list[Event] = []
+    for body in bodies:
+        try:
+            out.append(decode_event(bytes(body)))
+        except UnknownEventType:
+            continue
+    return out
 
 
 def decode_snapshot_reply(body: bytes | str) -> SnapshotReply:
@@ -336,14 +356,16 @@ def decode_snapshot_reply(body: bytes | str) -> SnapshotReply:
         raw = _SNAPSHOT.decode(body)
     except msgspec.DecodeError as e:
         raise EventError(f"not a snapshot reply: {e}"[:300]) from None
-    history = [decode_event(bytes(b)) for b in raw.history]
-    shoe = [decode_event(bytes(b)) for b in raw.shoe]
+    except RecursionError:
+        raise EventError("snapshot reply nested too deep") from None
+    history = _known_events(raw.history)
+    shoe = _known_events(raw.shoe)
     if any(not isinstance(e, RoundResult | RoundVoided) for e in history):
         raise EventError("a snapshot's history holds only round.result and round.void events")
     if any(not isinstance(e, ShoeChanged) for e in shoe):
         raise EventError("a snapshot's shoe holds only shoe events")
     return SnapshotReply(
-        seq=raw.seq, state=raw.state, round=[decode_event(bytes(b)) for b in raw.round],
+        seq=raw.seq, state=raw.state, round=_known_events(raw.round),
         history=cast(list[RoundResult | RoundVoided], history), shoe=cast(list[ShoeChanged], shoe),
     )
 
@@ -358,7 +380,7 @@ def event_from_dict(event: object) -> Event:
         raise _problem(None, e) from None
     cls = EVENT_CLASSES.get(kind)
     if cls is None:
-        raise EventError(f"unknown event type {kind!r}"[:200])
+        raise UnknownEventType(f"unknown event type {kind!r}"[:200])
     try:
         typed = cast(Event, msgspec.convert(event, cls, strict=True))
     except msgspec.ValidationError as e:

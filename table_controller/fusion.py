@@ -50,7 +50,7 @@ class CardFusion:
         """A round ended. Shoe cards still waiting for the camera are handed back as plain
         shoe cards (the table then records them as cards the round did not call for):
         a card that left the shoe is never dropped silently."""
-        leftover: list[i.TableInput] = [i.CardDrawn(p.code, "shoe", p.shoe_count) for p in self.pending]
+        leftover: list[i.TableInput] = [i.CardPresented(p.code, "shoe", p.shoe_count) for p in self.pending]
         self.pending.clear()
         self.unmatched.clear()
         return leftover
@@ -62,7 +62,7 @@ class CardFusion:
         """A card left the shoe."""
         if self.mode == "shoe" or deal is None or not dealing:
             # burn cards and cards outside a round: the machine decides
-            return [i.CardDrawn(code, "shoe", shoe_count)]
+            return [i.CardPresented(code, "shoe", shoe_count)]
         slot = self.expected_slot(deal, extra=len(self.pending))
         self.pending.append(_Pending(code, now, shoe_count))
         for k, seen in enumerate(self.unmatched):
@@ -132,7 +132,7 @@ class CardFusion:
                     shoe_card=head.code,
                 ))
                 break
-            out.append(i.CardDrawn(head.code, "shoe+camera", head.shoe_count))
+            out.append(i.CardPresented(head.code, "shoe+camera", head.shoe_count))
         del self.pending[:settled]
         return out
 
@@ -148,7 +148,7 @@ class CardFusion:
             return [i.CardMisplaced(f"{what} laid at {_name(slot)}, the rules called for {_name(expected)}")]
         if code is None:
             return [i.NoRead(f"the camera cannot read the card at {_name(slot)}")]
-        return [i.CardDrawn(code, "camera")]
+        return [i.CardPresented(code, "camera")]
 
     def camera_down(self) -> list[i.TableInput]:
         return [i.CameraDown()]

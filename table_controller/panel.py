@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from table_controller.errors import TableError
+from table_controller.table import inputs as i
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +22,34 @@ BUTTONS = ("start_round", "close_betting", "card_dropped", "void_request")
 
 class PanelError(TableError, OSError):
     """The dealer's panel cannot be opened (no GPIO, pin busy, wrong backend)."""
+
+
+@dataclass(frozen=True)
+class PanelPress:
+    """A button was pressed: its name (one of :data:`BUTTONS`) and the key switch at the press."""
+
+    button: str
+    supervisor_key: bool = False
+
+
+def panel_input(press: PanelPress, state: str) -> i.TableInput | None:
+    """The table input a press is in table state ``state`` (None: a button the table has not).
+
+    With the supervisor's key on, *start round* resumes a paused round and *void request* voids.
+    """
+    if press.button == "start_round":
+        if press.supervisor_key and state == "paused":
+            return i.SupervisorResume(by="panel key switch")
+        return i.StartRound(by="dealer")
+    if press.button == "close_betting":
+        return i.CloseBetting(by="dealer")
+    if press.button == "card_dropped":
+        return i.CardDropped()
+    if press.button == "void_request":
+        if press.supervisor_key:
+            return i.SupervisorVoid(by="panel key switch", reason="voided at the panel")
+        return i.VoidRequest(by="dealer")
+    return None
 
 
 def make_pin_factory(gpio: str) -> Any:

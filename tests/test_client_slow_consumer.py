@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 import zmq
 
-from table_controller.client import TableClient
+from table_controller.client import Snapshot, TableClient
 from table_controller.events import make_event
 from table_controller.publish import EventPublisher
 
@@ -71,7 +71,7 @@ def test_snapshot_reply_waiting_in_the_socket_is_taken_after_a_slow_consumer(
             )  # the reply is waiting
             clock.now = 3.0  # the consumer was busy for longer than the snapshot timeout
             item = next(client.events())
-            assert (item["type"], item["seq"]) == ("snapshot", 1)
+            assert isinstance(item, Snapshot) and item.seq == 1
             assert client.stats.snapshot_timeouts == 0
             assert client.stats.snapshots == 1
         finally:

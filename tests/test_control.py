@@ -50,7 +50,7 @@ def test_press_status_and_a_supervised_no_read(table) -> None:
     controller, server = table
     assert ask(server, op="press", button="start_round") == {"ok": True}
     controller.request(i.CloseBetting())
-    controller.request(i.CardDrawn("AS"))
+    controller.request(i.CardPresented("AS"))
     controller.request(i.NoRead())
     status = ask(server, op="status")
     assert (status["state"], status["awaiting"], status["cause"], status["next_position"]) == (
@@ -119,7 +119,7 @@ def test_a_supervisors_typo_in_the_card_is_refused_and_the_table_runs_on(table) 
     controller, server = table
     ask(server, op="press", button="start_round")
     controller.request(i.CloseBetting())
-    controller.request(i.CardDrawn("AS"))
+    controller.request(i.CardPresented("AS"))
     controller.request(i.NoRead())
     refused = ask(server, op="resume", token=TOKEN, card="10X")
     assert refused["ok"] is False and "cannot resume" in refused["error"] and "10X" in refused["error"]

@@ -49,8 +49,7 @@ def press(factory: MockFactory, name: str) -> None:
 
 
 def drain(c: TableController) -> None:
-    while not c._queue.empty():
-        c._apply(c._queue.get())
+    c.apply_queued()
 
 
 def lamps(factory: MockFactory) -> tuple[bool, bool, bool]:
@@ -66,7 +65,7 @@ def test_panel_buttons_drive_a_round_and_lamps_follow(tmp_path: Path, factory: M
     drain(c)
     assert c.machine.state == "dealing" and lamps(factory) == (False, True, False)
     for code in ("9H", "9D", "KH", "KD"):
-        c.post(i.CardDrawn(code))
+        c.post(i.CardPresented(code))
     drain(c)
     assert c.machine.state == "result" and lamps(factory) == (False, False, False)
     types = [e["type"] for e in c.journal.events()]
@@ -115,7 +114,7 @@ def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: Mo
     press(factory, "start_round")
     press(factory, "close_betting")
     for code in ("AS", "KD", "QH"):
-        c.post(i.CardDrawn(code))
+        c.post(i.CardPresented(code))
     drain(c)
     last = c.journal.last_seq
     c.panel.close()
@@ -124,7 +123,7 @@ def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: Mo
     c2 = make(tmp_path, factory, "teen-patti-2020")
     assert c2.machine.state == "dealing" and c2.machine.next_position == "b"
     for code in ("2C", "3D", "4S"):
-        c2.post(i.CardDrawn(code))
+        c2.post(i.CardPresented(code))
     drain(c2)
     events = list(c2.journal.events())
     assert events[last]["seq"] == last + 1
@@ -175,10 +174,10 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
     c.step(i.StartRound())
     c.step(i.CloseBetting())
     for k, (code, slot) in enumerate(zip(("AS", "KD", "QH", "2C", "3D"), ("a", "b", "a", "b", "a"), strict=True)):
-        c.step(i.CardDrawn(code, "shoe"))
+        c.step(i.CardPresented(code, "shoe"))
         c.step(CameraSaw(slot, k // 2, code))
-    c.step(i.CardDrawn("4S", "shoe"))  # the round's last card, not yet seen by the camera
-    c.step(i.CardDrawn("9H", "shoe"))  # one card too many, drawn before the round was settled
+    c.step(i.CardPresented("4S", "shoe"))  # the round's last card, not yet seen by the camera
+    c.step(i.CardPresented("9H", "shoe"))  # one card too many, drawn before the round was settled
     events = c.step(CameraSaw("b", 2, "4S"))
     assert [e["type"] for e in events][:3] == ["alert", "round.void", "table.state"]
     assert events[0]["kind"] == "wrong-order"
@@ -225,14 +224,12 @@ def test_a_round_starts_only_after_the_shoe_confirms_the_lock_so_a_late_card_sta
     def frame(event_type: type, *args: object) -> None:
         c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", next(seq))))
         drain(c)
-        c._release_held_starts()
 
     c.on_shoe_event(shoe.LinkUp())
     drain(c)
     assert c.shoe.commands[-2:] == ["LOCK", "STATUS"]
     c.post(i.StartRound(by="dealer"))
     drain(c)
-    c._release_held_starts()
     assert c.machine.state == "idle"  # held: the shoe has not answered yet
     frame(shoe.CardDrawn, "8C", "RO", 22)  # drawn before the lock took effect
     assert c.machine.state == "idle"
@@ -255,10 +252,10 @@ def test_a_start_the_shoe_never_confirms_is_rejected_not_kept_forever(tmp_path: 
     drain(c)
     c.post(i.StartRound(by="dealer"))
     drain(c)
-    assert c._held_starts
+    assert c.handshake.holding_starts and c.stats.rejected == 0
     clock.now += 2.5
-    c._release_held_starts()
-    assert not c._held_starts and c.stats.rejected == 1 and c.machine.state == "idle"
+    drain(c)
+    assert not c.handshake.holding_starts and c.stats.rejected == 1 and c.machine.state == "idle"
 
 
 def _dealing_shoe_camera_table(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -278,7 +275,6 @@ def _dealing_shoe_camera_table(tmp_path: Path):  # type: ignore[no-untyped-def]
         n = next(seq)
         c.on_shoe_event(event_type(*args, shoe.LinkState("5F3A9C01", n)))
         drain(c)
-        c._release_held_starts()
         return n
 
     c.on_shoe_event(shoe.LinkUp())
@@ -371,7 +367,7 @@ def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summaris
 
     c = make(tmp_path, factory)
     for _ in range(200):  # cards outside a round: one wrong-order alert each
-        c.post(i.CardDrawn("AS"))
+        c.post(i.CardPresented("AS"))
     drain(c)
     alerts = [e for e in c.journal.events(types=["alert"])]
     assert len(alerts) == ALERTS_PER_WINDOW
@@ -425,7 +421,7 @@ def test_a_restart_while_dealing_from_a_line_reader_pauses_for_a_supervisor(
     c = make(tmp_path, factory)
     c.step(i.StartRound())
     c.step(i.CloseBetting())
-    c.step(i.CardDrawn("4H"))
+    c.step(i.CardPresented("4H"))
     c.journal.close()
     factory.reset()
     game = load_game("baccarat")

@@ -7,28 +7,30 @@ import logging
 
 from rich.console import Console
 
+from table_controller.client import Snapshot
 from table_controller.display.model import TableView, banner_of
 from table_controller.display.scoreboard import bead_plate, big_road
 from table_controller.display.terminal import render
+from table_controller.event_types import Event, TableStatus, event_from_dict
 from table_controller.events import make_event
 
 T0 = 1_800_000_000.0
 
 
 class Script:
-    """Builds baccarat events with increasing seq (no sockets)."""
+    """Builds typed baccarat events with increasing seq (no sockets)."""
 
     def __init__(self) -> None:
         self.seq = 0
         self.round: str | None = None
 
-    def __call__(self, type: str, ts: float = T0, **payload) -> dict:
+    def __call__(self, type: str, ts: float = T0, **payload) -> Event:
         self.seq += 1
-        return make_event(table="T01", seq=self.seq, ts=ts, type=type, game="baccarat",
-                          round=self.round, **payload)
+        return event_from_dict(make_event(table="T01", seq=self.seq, ts=ts, type=type, game="baccarat",
+                                          round=self.round, **payload))
 
     def result(self, winner: str, player: list[str], banker: list[str], p: int, b: int,
-               **pairs: bool) -> dict:
+               **pairs: bool) -> Event:
         return self("round.result",
                     hands={"player": {"cards": player, "class": str(p), "points": p},
                            "banker": {"cards": banker, "class": str(b), "points": b}},
@@ -70,10 +72,10 @@ def test_snapshot_replaces_and_does_not_duplicate_results():
     start = s("round.start", variant="baccarat", betting_seconds=15)
     card = s("card", position="player", index=0, code="AS", source="shoe")
     view.apply(r1)
-    snap = {"type": "snapshot", "table": "T01", "seq": card["seq"], "state": {"state": "dealing",
-            "reason": None}, "round": [start, card], "history": [r1], "shoe": [shoe]}
-    view.apply(snap)
-    view.apply(snap)
+    snap = Snapshot(table="T01", seq=card.seq, state=TableStatus(state="dealing", reason=None),
+                    round=[start, card], history=[r1], shoe=[shoe])
+    assert view.apply(snap)
+    assert view.apply(snap)
     shown = view.view(T0)
     assert [h["round"] for h in shown["history"]] == ["R1"]
     assert shown["state"] == "dealing"
@@ -93,12 +95,32 @@ def test_new_shoe_resets_the_scoreboards():
     assert len(view.view(T0)["history"]) == 1
 
 
-def test_unusable_event_is_logged_and_skipped(caplog):
-    view = TableView("T01")
+def test_an_item_that_is_no_typed_event_is_logged_and_skipped(caplog):
+    s, view = Script(), TableView("T01")
+    view.apply(s("table.state", state="betting", reason=None))
     caplog.set_level(logging.WARNING)
-    assert view.apply({"type": "card", "seq": 3, "position": "player"}) is False
-    assert "display skipped an unusable card item (seq 3)" in caplog.text
-    assert view.apply({"type": "snapshot", "seq": "x"}) is False
+    assert view.apply({"type": "table.state", "seq": 3, "state": "closed"}) is False
+    assert "display skipped an item that is neither a snapshot nor an event: dict" in caplog.text
+    assert view.view(T0)["state"] == "betting"
+    assert view.view(T0)["seq"] == 1
+
+
+def test_a_checkpoint_moves_seq_and_changes_nothing_shown():
+    s, view = Script(), TableView("T01")
+    view.apply(s("table.state", state="idle", reason=None))
+    before = view.view(T0)
+    assert view.apply(s("checkpoint", covers=1, hash="ab", sig="cd"))
+    assert view.view(T0) == {**before, "seq": 2}
+
+
+def test_heartbeat_alert_and_shoe_count_are_shown():
+    s, view = Script(), TableView("T01")
+    view.apply(s("heartbeat", state="paused"))
+    view.apply(s("alert", kind="lid-open", severity="critical", detail="lid opened"))
+    view.apply(s("shoe", event="cut", count=300))
+    shown = view.view(T0)
+    assert (shown["state"], shown["shoe_count"]) == ("paused", 300)
+    assert shown["alerts"] == [{"kind": "lid-open", "severity": "critical", "detail": "lid opened"}]
 
 
 def test_big_road_streaks_turn_right_and_count_ties():
@@ -118,12 +140,12 @@ def test_bead_plate_fills_columns_of_six():
 
 
 def test_banners_of_other_games_and_void():
-    void = make_event(table="T01", seq=1, ts=T0, type="round.void", game="baccarat", round="R",
-                      reason="shoe fault", refund=True)
+    void = event_from_dict(make_event(table="T01", seq=1, ts=T0, type="round.void", game="baccarat",
+                                      round="R", reason="shoe fault", refund=True))
     assert banner_of(void) == "ROUND VOID: shoe fault"
-    three_face = make_event(table="T01", seq=2, ts=T0, type="round.result", game="three-face",
-                            round="R", hands={}, outcome={"player1": "win", "player2": "tie"},
-                            payouts={})
+    three_face = event_from_dict(make_event(table="T01", seq=2, ts=T0, type="round.result",
+                                            game="three-face", round="R", hands={},
+                                            outcome={"player1": "win", "player2": "tie"}, payouts={}))
     assert banner_of(three_face) == "PLAYER1 WIN · PLAYER2 TIE"
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from table_controller.client import Snapshot
 from table_controller.display.model import TableView
-from table_controller.events import make_event
+from table_controller.event_types import decode_snapshot_reply, event_from_dict
+from table_controller.events import make_event, to_json
 from table_controller.publish import SnapshotState
 from table_controller.rules import load_game
 from table_controller.rules.cards import parse_cards
@@ -94,11 +96,12 @@ def test_late_joiner_sees_what_a_full_viewer_sees(actions, data):
     snapshot = SnapshotState()
     snapshot.prime(events[:k])
     late, full = TableView("T01"), TableView("T01")
-    late.apply({"type": "snapshot", "table": "T01", **snapshot.reply()})
-    for event in events[k:]:
-        late.apply(event)
-    for event in events:
-        full.apply(event)
+    assert late.apply(Snapshot.of("T01", decode_snapshot_reply(to_json(snapshot.reply()))))
+    typed = [event_from_dict(e) for e in events]
+    for event in typed[k:]:
+        assert late.apply(event)
+    for event in typed:
+        assert full.apply(event)
     now = T0 + 3
     shown_late, shown_full = late.view(now), full.view(now)
     for field in ("variant", "alerts"):  # not in a snapshot between rounds, by design

@@ -256,3 +256,23 @@ def test_every_recorded_message_decodes_with_its_topic() -> None:
             with pytest.raises(et.EventError, match="topic"):
                 decode([b"T99.card", record["body"].encode()])
     assert messages == 320
+
+
+def test_deep_nesting_is_an_event_error_not_a_crash() -> None:
+    deep = '{"v":1,"table":"T01","seq":1,"ts":"2026-11-29T18:40:02.123Z","type":"card","game":"g",' \
+           '"round":null,"x":' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(et.EventError):
+        et.decode_event(deep)
+
+
+def test_a_snapshot_leaves_out_event_types_it_does_not_know_and_refuses_broken_ones() -> None:
+    known = json.loads(RECORDED[0])
+    future = dict(known, type="round.fanfare")
+    reply = {"seq": 9, "state": None, "round": [future, known], "history": [], "shoe": []}
+    decoded = et.decode_snapshot_reply(json.dumps(reply))
+    assert [e.type for e in decoded.round] == [known["type"]]
+    broken = dict(known, seq="nine")
+    with pytest.raises(et.EventError):
+        et.decode_snapshot_reply(json.dumps(dict(reply, round=[broken])))
+    with pytest.raises(et.UnknownEventType):
+        et.decode_event(json.dumps(future))

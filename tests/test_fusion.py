@@ -20,7 +20,7 @@ def test_shoe_card_waits_for_the_camera_then_counts_as_both() -> None:
     f = CardFusion("shoe+camera")
     deal = deal_with("baccarat")
     assert f.shoe_card("4H", deal, True, 0.0) == []
-    assert f.camera_card("player", 0, "4H", deal, True, 0.2) == [i.CardDrawn("4H", "shoe+camera")]
+    assert f.camera_card("player", 0, "4H", deal, True, 0.2) == [i.CardPresented("4H", "shoe+camera")]
     assert not f.pending
 
 
@@ -64,7 +64,7 @@ def test_camera_first_then_shoe_still_agrees() -> None:
     f = CardFusion("shoe+camera")
     deal = deal_with("baccarat")
     f.camera_card("player", 0, "9S", deal, True, 0.0)
-    assert f.shoe_card("9S", deal, True, 0.1) == [i.CardDrawn("9S", "shoe+camera")]
+    assert f.shoe_card("9S", deal, True, 0.1) == [i.CardPresented("9S", "shoe+camera")]
 
 
 def test_two_pending_cards_follow_the_dealing_plan() -> None:
@@ -73,7 +73,7 @@ def test_two_pending_cards_follow_the_dealing_plan() -> None:
     f.shoe_card("4H", deal, True, 0.0)
     f.shoe_card("KS", deal, True, 0.0)
     assert f.expected_slot(deal, extra=1) == ("banker", 0)
-    assert f.camera_card("player", 0, "4H", deal, True, 0.1) == [i.CardDrawn("4H", "shoe+camera")]
+    assert f.camera_card("player", 0, "4H", deal, True, 0.1) == [i.CardPresented("4H", "shoe+camera")]
 
 
 def test_card_off_every_position_is_exposed() -> None:
@@ -91,7 +91,7 @@ def test_cards_on_the_layout_between_rounds_are_ignored() -> None:
 def test_camera_only_table_takes_cards_from_the_camera() -> None:
     f = CardFusion("camera")
     deal = deal_with("teen-patti-2020", "AS")
-    assert f.camera_card("b", 0, "KD", deal, True, 0.0) == [i.CardDrawn("KD", "camera")]
+    assert f.camera_card("b", 0, "KD", deal, True, 0.0) == [i.CardPresented("KD", "camera")]
     assert f.camera_card("a", 0, "AS", deal, True, 0.0) == []  # already placed
     assert f.camera_card("a", 1, "2C", deal, True, 0.0) == [
         i.CardMisplaced("2C laid at a[1], the rules called for b[0]")
@@ -102,7 +102,7 @@ def test_camera_only_table_takes_cards_from_the_camera() -> None:
 
 
 def test_shoe_only_passes_cards_straight_through() -> None:
-    assert CardFusion("shoe").shoe_card("AS", deal_with("baccarat"), True, 0.0) == [i.CardDrawn("AS", "shoe")]
+    assert CardFusion("shoe").shoe_card("AS", deal_with("baccarat"), True, 0.0) == [i.CardPresented("AS", "shoe")]
 
 
 def test_two_unconfirmed_cards_pause_one_at_a_time_and_none_is_dropped() -> None:
@@ -122,7 +122,7 @@ def test_cards_still_waiting_when_the_round_ends_are_handed_back_not_dropped() -
     f = CardFusion("shoe+camera")
     deal = deal_with("baccarat")
     f.shoe_card("7S", deal, True, 0.0, shoe_count=41)
-    assert f.reset() == [i.CardDrawn("7S", "shoe", 41)]
+    assert f.reset() == [i.CardPresented("7S", "shoe", 41)]
     assert f.pending == [] and f.reset() == []
 
 
@@ -135,8 +135,8 @@ def test_a_later_card_seen_first_waits_for_the_earlier_one_and_both_count_in_ord
     assert f.shoe_card("JS", deal, True, 0.1) == []
     assert f.camera_card("player", 1, "JS", deal, True, 0.2) == []  # waits: 7D comes first
     assert f.camera_card("banker", 0, "7D", deal, True, 0.2) == [
-        i.CardDrawn("7D", "shoe+camera"),
-        i.CardDrawn("JS", "shoe+camera"),
+        i.CardPresented("7D", "shoe+camera"),
+        i.CardPresented("JS", "shoe+camera"),
     ]
     assert not f.pending and not f.unmatched
 
@@ -147,7 +147,7 @@ def test_a_card_seen_while_the_round_is_paused_is_settled_when_it_deals_again() 
     f.shoe_card("4H", deal, True, 0.0)
     assert f.camera_card("player", 0, "4H", deal, False, 0.5, held=True) == []
     assert f.tick(1.0, dealing=False, deal=deal) == []
-    assert f.tick(1.1, dealing=True, deal=deal) == [i.CardDrawn("4H", "shoe+camera")]
+    assert f.tick(1.1, dealing=True, deal=deal) == [i.CardPresented("4H", "shoe+camera")]
 
 
 def test_a_shoe_card_the_camera_saw_first_still_waits_behind_an_earlier_one() -> None:
@@ -158,8 +158,8 @@ def test_a_shoe_card_the_camera_saw_first_still_waits_behind_an_earlier_one() ->
     assert f.shoe_card("9C", deal, True, 0.2) == []  # not before 4H
     assert [p.code for p in f.pending] == ["4H", "9C"]
     assert f.camera_card("player", 0, "4H", deal, True, 0.3) == [
-        i.CardDrawn("4H", "shoe+camera"),
-        i.CardDrawn("9C", "shoe+camera"),
+        i.CardPresented("4H", "shoe+camera"),
+        i.CardPresented("9C", "shoe+camera"),
     ]
 
 
@@ -173,4 +173,4 @@ def test_a_card_waiting_its_turn_does_not_time_out_as_unknown_to_the_shoe() -> N
     assert out == [i.CameraMismatch("the camera did not see card 4H within 1 s")]
     assert f.tick(5.0, dealing=False, deal=deal) == []  # paused: 9C's sighting waits
     deal.place(parse_card("4H"))  # the supervisor confirmed 4H by hand
-    assert f.tick(60.0, dealing=True, deal=deal) == [i.CardDrawn("9C", "shoe+camera")]
+    assert f.tick(60.0, dealing=True, deal=deal) == [i.CardPresented("9C", "shoe+camera")]

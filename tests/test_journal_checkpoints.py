@@ -38,7 +38,7 @@ def play(c: TableController, rounds: int = 2) -> None:
         c.step(i.StartRound())
         c.step(i.CloseBetting())
         for code in BANKER_ROUND:
-            c.step(i.CardDrawn(code))
+            c.step(i.CardPresented(code))
         c.clock.now += 10
         c.step(i.Tick())
 

@@ -20,7 +20,7 @@ def _dealing() -> TableMachine:
     machine = TableMachine(load_game("baccarat"), table="T01", betting_seconds=10, burns=False)
     machine.handle(i.StartRound(), 1.0)
     machine.handle(i.CloseBetting(), 2.0)
-    machine.handle(i.CardDrawn("4H"), 3.0)
+    machine.handle(i.CardPresented("4H"), 3.0)
     return machine
 
 
@@ -30,7 +30,7 @@ def test_resume_is_refused_while_the_lid_is_open_and_the_late_card_is_a_misdeal(
     assert (machine.state, machine.pause.cause if machine.pause else None) == ("paused", "lid-open")
     with pytest.raises(IllegalInput, match="cannot resume: the shoe's lid is open"):
         machine.handle(i.SupervisorResume(by="supervisor"), 5.0)
-    drafts = machine.handle(i.CardDrawn("KS"), 6.0)  # the card pulled while the lid was open
+    drafts = machine.handle(i.CardPresented("KS"), 6.0)  # the card pulled while the lid was open
     assert [(d.type, d.payload.get("kind") or d.payload.get("reason")) for d in drafts][:2] == [
         ("alert", "wrong-order"),
         ("round.void", "misdeal: card KS drawn while the table was paused"),

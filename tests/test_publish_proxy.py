@@ -99,7 +99,8 @@ def test_ten_tables_fifty_subscribers_through_the_proxy_lose_nothing():
 
 
 def test_client_of_all_tables_through_the_proxy_snapshots_each_table():
-    from table_controller.client import TableClient
+    from table_controller.client import Snapshot, TableClient
+    from table_controller.event_types import Heartbeat, event_from_dict
 
     context = zmq.Context()
     proxy = StudioProxy(LOOPBACK, LOOPBACK, context=context).start()
@@ -110,25 +111,25 @@ def test_client_of_all_tables_through_the_proxy_snapshots_each_table():
     snapshots = {t: p.bound_snapshot for t, p in publishers.items() if t != "T03"}
     client = TableClient(proxy.bound_backend, snapshots, table=None)
     try:
-        got: dict[str, dict] = {}
+        got: dict[str, Snapshot] = {}
         for _ in range(300):  # the tables' heartbeats until T01 and T02 are snapshotted
             for table in tables.values():
                 table.heartbeat()
             for item in client.events(timeout=0.02):
-                if item["type"] == "snapshot":
-                    got[item["table"]] = item
+                if isinstance(item, Snapshot):
+                    got[item.table] = item
             if len(got) == 2:
                 break
         assert sorted(got) == ["T01", "T02"]
-        assert [e["round"] for e in got["T01"]["history"]] == ["T01-000001"]
-        assert got["T02"]["history"] == []
+        assert [e.round for e in got["T01"].history] == ["T01-000001"]
+        assert got["T02"].history == []
         for item in client.events(timeout=0.2):  # drain heartbeats
-            assert item["type"] == "heartbeat"
+            assert isinstance(item, Heartbeat)
         sent = [tables["T02"].emit("table.state", state="paused", reason="break"),
                 tables["T01"].emit("table.state", state="closed", reason=None),
                 tables["T03"].emit("table.state", state="betting", reason=None)]
         received = [next(client.events(timeout=5)) for _ in sent]
-        assert sorted(received, key=lambda e: e["table"]) == sorted(sent, key=lambda e: e["table"])
+        assert sorted(received, key=lambda e: e.table) == sorted(map(event_from_dict, sent), key=lambda e: e.table)
         assert client.stats.gaps == 0
     finally:
         client.close()

@@ -9,7 +9,8 @@ import pytest
 import zmq
 from fake_table import FakeTable
 
-from table_controller.client import TableClient
+from table_controller.client import Snapshot, TableClient
+from table_controller.event_types import event_from_dict
 from table_controller.publish import (
     ClientCurve,
     CurveConfig,
@@ -44,11 +45,11 @@ def secured(keys) -> Iterator[EventPublisher]:
     context.destroy(linger=0)
 
 
-def drive_until_snapshot(client: TableClient, table: FakeTable) -> dict:
+def drive_until_snapshot(client: TableClient, table: FakeTable) -> Snapshot:
     for _ in range(200):
         table.heartbeat()
         for item in client.events(timeout=0.02):
-            if item["type"] == "snapshot":
+            if isinstance(item, Snapshot):
                 return item
     raise AssertionError("no snapshot")
 
@@ -58,9 +59,9 @@ def test_authorised_client_gets_snapshot_and_events(keys, secured):
     curve = ClientCurve(keys["client_secret"], keys["server_public"])
     with TableClient(secured.bound_publish, secured.bound_snapshot, "T01", curve=curve) as client:
         snapshot = drive_until_snapshot(client, table)
-        assert snapshot["seq"] >= 1
+        assert snapshot.seq >= 1
         event = table.emit("table.state", state="betting", reason=None)
-        assert next(client.events(timeout=5)) == event
+        assert next(client.events(timeout=5)) == event_from_dict(event)
 
 
 def test_unauthorised_client_receives_nothing_and_gets_no_snapshot(keys, secured):
@@ -131,7 +132,7 @@ def test_a_display_authorised_later_is_served_after_reload(keys, secured):
     shutil.copy(keys["clients"].parent / "late" / "late-display.key", keys["clients"])
     secured.reload_authorized_clients()
     with TableClient(secured.bound_publish, secured.bound_snapshot, "T01", curve=late) as client:
-        assert drive_until_snapshot(client, table)["seq"] >= 1
+        assert drive_until_snapshot(client, table).seq >= 1
 
 
 def test_curve_config_from_a_configuration_table(tmp_path):

@@ -36,7 +36,7 @@ class Table:
     def cards(self, *codes: str) -> list[tuple[str, dict[str, Any]]]:
         out = []
         for code in codes:
-            out += self.do(i.CardDrawn(code))
+            out += self.do(i.CardPresented(code))
         return out
 
     def start_dealing(self) -> None:
@@ -87,7 +87,7 @@ def test_start_round_is_rejected_while_dealing() -> None:
 def test_card_before_betting_closed_is_an_exposed_card_and_voids() -> None:
     t = Table()
     t.do(i.StartRound())
-    steps = t.do(i.CardDrawn("AS"))
+    steps = t.do(i.CardPresented("AS"))
     assert types(steps) == ["alert", "round.void", "table.state"]
     assert steps[0][1]["kind"] == "exposed-card" and steps[1][1]["refund"] is True
     assert t.machine.state == "idle"
@@ -104,7 +104,7 @@ def test_dropped_card_voids_the_round_with_refund() -> None:
 
 def test_card_outside_a_round_is_an_alert_not_a_void() -> None:
     t = Table()
-    steps = t.do(i.CardDrawn("AS"))
+    steps = t.do(i.CardPresented("AS"))
     assert steps == [("alert", {"kind": "wrong-order", "severity": "warning",
                                 "detail": "card AS drawn outside a round"})]
 
@@ -128,7 +128,7 @@ def test_duplicate_card_in_single_deck_round_pauses_and_is_not_placed() -> None:
     t = Table("three-pictures")
     t.start_dealing()
     t.cards("AS")
-    steps = t.do(i.CardDrawn("AS"))
+    steps = t.do(i.CardPresented("AS"))
     assert types(steps) == ["alert", "table.state"]
     assert steps[0][1]["kind"] == "duplicate-card"
     assert t.machine.deal is not None and t.machine.deal.dealt == 1
@@ -140,7 +140,7 @@ def test_duplicate_card_in_single_deck_round_pauses_and_is_not_placed() -> None:
 def test_foreign_card_pauses() -> None:
     t = Table()
     t.start_dealing()
-    steps = t.do(i.CardDrawn("JK"))
+    steps = t.do(i.CardPresented("JK"))
     assert steps[0][1] == {"kind": "foreign-card", "severity": "critical",
                            "detail": "card 'JK' is not in the deck"}
     assert t.machine.state == "paused"
@@ -151,7 +151,7 @@ def test_ninth_copy_of_a_card_in_an_eight_deck_shoe_is_a_duplicate() -> None:
     t.start_dealing()
     for _ in range(8):
         t.machine.audit.add(0)  # eight aces of spades already out of this shoe
-    assert t.do(i.CardDrawn("AS"))[0][1]["kind"] == "duplicate-card"
+    assert t.do(i.CardPresented("AS"))[0][1]["kind"] == "duplicate-card"
 
 
 def test_card_while_paused_for_lid_is_a_misdeal() -> None:
@@ -159,7 +159,7 @@ def test_card_while_paused_for_lid_is_a_misdeal() -> None:
     t.start_dealing()
     t.do(i.LidChanged(True))
     assert t.machine.pause is not None and t.machine.pause.cause == "lid-open"
-    steps = t.do(i.CardDrawn("5C"))
+    steps = t.do(i.CardPresented("5C"))
     assert types(steps) == ["alert", "round.void", "table.state"]
     assert steps[0][1]["kind"] == "wrong-order"
 
@@ -248,7 +248,7 @@ def test_restore_from_journal_rebuilds_a_round_in_progress() -> None:
     restored.restore(t.journal())
     assert restored.state == "dealing" and restored.round_id == "T01-000001"
     assert restored.next_position == "b"
-    drafts = restored.handle(i.CardDrawn("2C"), t.now)
+    drafts = restored.handle(i.CardPresented("2C"), t.now)
     assert isinstance(drafts[0], CardDealt) and (drafts[0].position, drafts[0].index) == ("b", 1)
 
 
@@ -309,15 +309,15 @@ def test_a_refused_shoe_is_cleared_by_loading_a_shoe_of_the_right_size() -> None
 def test_a_card_count_that_goes_backwards_within_one_shoe_is_an_alert() -> None:
     t = Table()
     t.start_dealing()
-    t.do(i.CardDrawn("4H", shoe_count=17))
-    steps = t.do(i.CardDrawn("KS", shoe_count=12))
+    t.do(i.CardPresented("4H", shoe_count=17))
+    steps = t.do(i.CardPresented("KS", shoe_count=12))
     alerts = [p for k, p in steps if k == "alert"]
     assert alerts == [{"kind": "device-fault", "severity": "critical",
                        "detail": "the shoe's count went from 17 to 12 (card KS) within one shoe"}]
     assert [k for k, _ in steps].count("card") == 1  # the card itself is still dealt
     t.do(i.ShoeNew(8))  # a new shoe: its count restarts
     assert t.machine.burning
-    assert [k for k, _ in t.do(i.CardDrawn("4H", shoe_count=1))] == ["card"]
+    assert [k for k, _ in t.do(i.CardPresented("4H", shoe_count=1))] == ["card"]
 
 
 def test_a_supervisors_repeated_new_shoe_with_no_card_since_is_the_same_shoe() -> None:
@@ -330,7 +330,7 @@ def test_a_supervisors_repeated_new_shoe_with_no_card_since_is_the_same_shoe() -
     restored.restore(t.journal())
     assert restored.fresh_shoe
     t.start_dealing()
-    t.do(i.CardDrawn("4H"))
+    t.do(i.CardPresented("4H"))
     t.do(i.SupervisorVoid("sup"))
     assert "shoe" in [k for k, _ in t.do(i.ShoeNew(decks, announced_by="sup"))]  # a new shoe now
     assert "shoe" in [k for k, _ in t.do(i.ShoeNew(decks))]  # the device's own NEWSHOE always counts

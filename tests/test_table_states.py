@@ -151,7 +151,7 @@ def reach(state: State) -> TableMachine:
         State.IDLE: [],
         State.BETTING: [i.StartRound()],
         State.DEALING: [i.StartRound(), i.CloseBetting()],
-        State.RESULT: [i.StartRound(), i.CloseBetting(), *map(i.CardDrawn, ("AS", "KD", "QH", "2C", "3D", "4S"))],
+        State.RESULT: [i.StartRound(), i.CloseBetting(), *map(i.CardPresented, ("AS", "KD", "QH", "2C", "3D", "4S"))],
         State.PAUSED: [i.StartRound(), i.CloseBetting(), i.CameraDown()],
         State.CLOSED: [i.ShoeEmpty(52)],
     }
@@ -164,7 +164,7 @@ def reach(state: State) -> TableMachine:
 def an_input_of(kind: type) -> i.TableInput:
     """An instance of each input type, with the fields it needs."""
     needs: dict[type, dict[str, Any]] = {
-        i.CardDrawn: {"code": "AS"}, i.ExposedCard: {"detail": "x"}, i.CardMisplaced: {"detail": "x"},
+        i.CardPresented: {"code": "AS"}, i.ExposedCard: {"detail": "x"}, i.CardMisplaced: {"detail": "x"},
         i.ExtraCard: {"detail": "x"}, i.CameraMismatch: {"detail": "x"}, i.ShoeNew: {"decks": 1},
         i.ShoeCut: {"count": 1}, i.ShoeEmpty: {"count": 1}, i.LidChanged: {"is_open": True},
         i.LinkChanged: {"up": False}, i.DeviceFault: {"detail": "x"}, i.DeviceWarning: {"detail": "x"},
@@ -212,7 +212,7 @@ def random_input(rng: random.Random, decks: int) -> i.TableInput:
     """One input of a random table's life: cards most often, then the dealer, devices and supervisors."""
     group = rng.randrange(10)
     if group < 4:
-        return i.CardDrawn(rng.choice([*CODES, *["JK"] * (group == 0)]), rng.choice(["shoe", "camera"]),
+        return i.CardPresented(rng.choice([*CODES, *["JK"] * (group == 0)]), rng.choice(["shoe", "camera"]),
                            rng.choice([None, rng.randrange(1, 420)]))
     if group == 4:
         return rng.choice([i.StartRound(), i.CloseBetting(), i.Tick(), i.Tick()])
@@ -229,7 +229,7 @@ def random_input(rng: random.Random, decks: int) -> i.TableInput:
                        i.ShoeEmpty(416)])
 
 
-TEEN_PATTI_ROUND = [i.StartRound(), i.CloseBetting(), *map(i.CardDrawn, ("AS", "KD", "QH", "2C", "3D", "4S"))]
+TEEN_PATTI_ROUND = [i.StartRound(), i.CloseBetting(), *map(i.CardPresented, ("AS", "KD", "QH", "2C", "3D", "4S"))]
 #: Paths too rare for the random walk to take every time: the last round of a shoe, a card confirmed by hand.
 SCRIPTS: list[tuple[str, list[i.TableInput]]] = [
     ("teen-patti-2020", [i.ShoeCut(30), *TEEN_PATTI_ROUND, i.Tick(), *TEEN_PATTI_ROUND, i.Tick()]),
@@ -239,7 +239,7 @@ SCRIPTS: list[tuple[str, list[i.TableInput]]] = [
                          i.LidChanged(True), i.NoRead()]),
     ("teen-patti-2020", [*TEEN_PATTI_ROUND[:-1], i.NoRead(), i.SupervisorResume("sup", "4S")]),
     # A refused shoe, found empty, then accepted: its burn ends the shoe.
-    ("baccarat", [i.ShoeNew(3), i.ShoeEmpty(0), i.SupervisorResume("sup"), i.CardDrawn("AH"), i.NoRead(),
+    ("baccarat", [i.ShoeNew(3), i.ShoeEmpty(0), i.SupervisorResume("sup"), i.CardPresented("AH"), i.NoRead(),
                   i.SupervisorResume("sup", "3H")]),
 ]
 
@@ -308,7 +308,7 @@ def test_the_burn_after_a_new_shoe_is_the_games_not_the_machines() -> None:
     machine = TableMachine(BurningTeenPatti(load_game("teen-patti-2020").variant), table="T01")
     machine.handle(i.ShoeNew(1), 1.0)
     assert (machine.state, machine.burning) == (State.DEALING, True)
-    drafts = [d for code in ("9S", "2H", "3H") for d in machine.handle(i.CardDrawn(code), 2.0)]
+    drafts = [d for code in ("9S", "2H", "3H") for d in machine.handle(i.CardPresented(code), 2.0)]
     assert [(d.type, getattr(d, "position", None), getattr(d, "index", None)) for d in drafts] == [
         ("card", "burn", 0), ("card", "burn", 1), ("card", "burn", 2), ("table.state", None, None)]
     assert (machine.state, machine.burning) == (State.IDLE, False)

@@ -1,7 +1,7 @@
 """What a floor display shows, computed from the event stream (no sockets, no drawing).
 
 :class:`TableView` folds the items of :class:`~table_controller.client.TableClient`
-(a ``snapshot`` then events) into the display's state, and :meth:`TableView.view`
+(a :class:`~table_controller.client.Snapshot`, then typed events) into the display's state, and :meth:`TableView.view`
 turns it into one JSON-able dict that the terminal display draws with rich and
 the web display pushes to the browser. Unknown or odd events are logged and
 skipped, never fatal: a display must stay up whatever arrives.
@@ -14,12 +14,28 @@ from collections import deque
 from typing import Any
 
 from table_controller import event_types
+from table_controller.client import ClientItem, Snapshot
 from table_controller.display.scoreboard import bead_plate, big_road
-from table_controller.event_types import EventError
+from table_controller.event_types import (
+    Alert,
+    BettingClosed,
+    CardDealt,
+    Checkpoint,
+    Event,
+    EventError,
+    Heartbeat,
+    RoundResult,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+)
 
 log = logging.getLogger(__name__)
 
 HISTORY = 100
+#: Every event class of the contract (a new type is folded for seq and time even if not shown).
+EVENT_CLASSES = tuple(event_types.EVENT_CLASSES.values())
 WINNER_LETTER = {"banker": "B", "player": "P", "tie": "T"}
 
 
@@ -31,44 +47,40 @@ def parse_ts(ts: str) -> float | None:
         return None
 
 
-def banner_of(event: dict[str, Any]) -> str:
+def banner_of(event: RoundResult | RoundVoided) -> str:
     """The result banner: ``BANKER WINS 8 – 3``, ``TIE 9 – 9``, ``ROUND VOID: shoe error``."""
-    if event["type"] == "round.void":
-        return f"ROUND VOID: {event.get('reason') or 'no reason given'}"
-    outcome = event.get("outcome") or {}
-    hands = event.get("hands") or {}
-    winner = outcome.get("winner")
+    if isinstance(event, RoundVoided):
+        return f"ROUND VOID: {event.reason or 'no reason given'}"
+    hands = event.hands
+    winner = event.outcome.get("winner")
     if isinstance(winner, str):
         text = "TIE" if winner == "tie" else f"{winner.upper()} WINS"
-        points = [h.get("points") for h in hands.values() if isinstance(h, dict)
-                  and h.get("points") is not None and h.get("cards")]
-        if event.get("game") == "baccarat" and "player" in hands and "banker" in hands:
-            points = [hands["player"].get("points"), hands["banker"].get("points")]
-            text += f"  PLAYER {points[0]} – BANKER {points[1]}"
+        if event.game == "baccarat" and "player" in hands and "banker" in hands:
+            text += f"  PLAYER {hands['player'].points} – BANKER {hands['banker'].points}"
         return text
-    parts = [f"{pos.upper()} {str(res).upper()}" for pos, res in outcome.items() if isinstance(res, str)]
+    parts = [f"{pos.upper()} {res.upper()}" for pos, res in event.outcome.items() if isinstance(res, str)]
     return " · ".join(parts) or "RESULT"
 
 
-def summary_of(event: dict[str, Any]) -> dict[str, Any]:
+def summary_of(event: RoundResult | RoundVoided) -> dict[str, Any]:
     """A history entry: round id, short label (``B``, ``P``, ``T``, ``A``, ``VOID``) and banner."""
-    if event["type"] == "round.void":
+    if isinstance(event, RoundVoided):
         label = "VOID"
     else:
-        winner = (event.get("outcome") or {}).get("winner")
-        label = WINNER_LETTER.get(winner, str(winner)[:1].upper()) if isinstance(winner, str) else "·"
-    return {"round": event.get("round"), "seq": event.get("seq"), "label": label,
-            "banner": banner_of(event)}
+        winner = event.outcome.get("winner")
+        label = WINNER_LETTER.get(winner, winner[:1].upper()) if isinstance(winner, str) else "·"
+    return {"round": event.round, "seq": event.seq, "label": label, "banner": banner_of(event)}
 
 
 class TableView:
-    """The floor display's state of one table, fed by snapshots and events."""
+    """The floor display's state of one table, fed by the client's snapshots and events."""
 
     def __init__(self, table: str | None = None) -> None:
         self.table = table
         self.reset()
 
     def reset(self) -> None:
+        """Forget everything known of the table (a snapshot replaces it)."""
         self.game: str | None = None
         self.variant: str | None = None
         self.state: str | None = None
@@ -87,103 +99,104 @@ class TableView:
 
     # -- feeding --------------------------------------------------------------------------------
 
-    def apply(self, item: dict[str, Any]) -> bool:
+    def apply(self, item: ClientItem) -> bool:
         """Fold one client item; returns False (after logging) for one it cannot use."""
         try:
-            if item.get("type") == "snapshot":
+            if isinstance(item, Snapshot):
                 self._apply_snapshot(item)
-            else:
+            elif isinstance(item, EVENT_CLASSES):
                 self._apply_event(item)
+            else:
+                log.warning("display skipped an item that is neither a snapshot nor an event: %s",
+                            type(item).__name__)
+                return False
             return True
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # a display stays up
             log.warning("display skipped an unusable %s item (seq %s): %s",
-                        item.get("type") if isinstance(item, dict) else type(item).__name__,
-                        item.get("seq") if isinstance(item, dict) else None, e)
+                        type(item).__name__, getattr(item, "seq", None), e)
             return False
 
-    def _apply_snapshot(self, snap: dict[str, Any]) -> None:
+    def _apply_snapshot(self, snap: Snapshot) -> None:
         self.reset()
-        self.table = snap.get("table", self.table)
-        state = snap.get("state") or {}
-        self.state, self.reason = state.get("state"), state.get("reason")
-        shoe = snap.get("shoe") or []
-        for event in shoe:
-            self._apply_event(event)
-        for event in snap.get("history") or []:
-            self.game = event.get("game", self.game)
-            self._record_result(event)
-        history = snap.get("history") or []
-        if history and not snap.get("round"):
+        self.table = snap.table
+        if snap.state is not None:
+            self.state, self.reason = snap.state.state, snap.state.reason
+        for shoe_event in snap.shoe:
+            self._apply_event(shoe_event)
+        for ended in snap.history:
+            self.game = ended.game
+            self._record_result(ended)
+        if snap.history and not snap.round:
             self.result = self.history[-1]
-            for position, hand in (history[-1].get("hands") or {}).items():
-                self.cards[position] = list(hand.get("cards") or [])  # the last round's cards
-        for event in snap.get("round") or []:
+            last = snap.history[-1]
+            if isinstance(last, RoundResult):
+                for position, hand in last.hands.items():
+                    self.cards[position] = list(hand.cards)  # the last round's cards
+        for event in snap.round:
             self._apply_event(event)
-        self.seq = int(snap.get("seq") or 0)
+        self.seq = snap.seq
 
-    def _apply_event(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        self.seq = max(self.seq, int(event["seq"]))
-        self.game = event.get("game") or self.game
-        self.last_ts = parse_ts(event.get("ts", ""))
-        if kind == "table.state":
-            self.state, self.reason = event["state"], event.get("reason")
-            if self.state != "betting":
+    def _apply_event(self, event: Event) -> None:
+        self.seq = max(self.seq, event.seq)
+        self.game = event.game or self.game
+        self.last_ts = parse_ts(event.ts)
+        match event:
+            case TableStateChanged(state=state, reason=reason):
+                self.state, self.reason = state, reason
+                if state != "betting":
+                    self.betting_ends = None
+            case Heartbeat(state=state):
+                self.state = state
+            case RoundStarted():
+                self.round = event.round
+                self.variant = event.variant
+                self.cards = {}
+                self.result = None
+                started = parse_ts(event.ts)
+                self.betting_ends = started + float(event.betting_seconds) if started is not None else None
+            case BettingClosed():
                 self.betting_ends = None
-        elif kind == "heartbeat":
-            self.state = event.get("state", self.state)
-        elif kind == "round.start":
-            self.round = event.get("round")
-            self.variant = event.get("variant")
-            self.cards = {}
-            self.result = None
-            started = parse_ts(event["ts"])
-            seconds = float(event["betting_seconds"])
-            self.betting_ends = started + seconds if started is not None else None
-        elif kind == "betting.closed":
-            self.betting_ends = None
-        elif kind == "card":
-            if event.get("round") and self.round and event["round"] != self.round:
-                log.warning("card %s of round %s arrived during round %s; shown anyway",
-                            event.get("code"), event["round"], self.round)
-            slots = self.cards.setdefault(str(event["position"]), [])
-            index = int(event["index"])
-            while len(slots) <= index:
-                slots.append(None)
-            slots[index] = str(event["code"])
-        elif kind in ("round.result", "round.void"):
-            self._record_result(event)
-            self.result = self.history[-1]
-            self.round = None
-            self.betting_ends = None
-            if kind == "round.result":
-                for position, hand in (event.get("hands") or {}).items():
-                    self.cards[position] = list(hand.get("cards") or self.cards.get(position, []))
-            else:
-                self.cards = {}  # a void round's cards do not count: the banner says so
-        elif kind == "shoe":
-            self.shoe_count = event.get("count")
-            if event.get("event") == "new":
-                self.shoe_results = []
-                self.shoe_new_seq = int(event["seq"])
-        elif kind == "alert":
-            self.alerts.append({"kind": event["kind"], "severity": event["severity"],
-                                "detail": event.get("detail")})
+            case CardDealt(position=position, index=index, code=code):
+                if event.round and self.round and event.round != self.round:
+                    log.warning("card %s of round %s arrived during round %s; shown anyway",
+                                code, event.round, self.round)
+                slots = self.cards.setdefault(position, [])
+                while len(slots) <= index:
+                    slots.append(None)
+                slots[index] = code
+            case RoundResult() | RoundVoided():
+                self._record_result(event)
+                self.result = self.history[-1]
+                self.round = None
+                self.betting_ends = None
+                if isinstance(event, RoundResult):
+                    for position, hand in event.hands.items():
+                        self.cards[position] = list(hand.cards or self.cards.get(position, []))
+                else:
+                    self.cards = {}  # a void round's cards do not count: the banner says so
+            case ShoeChanged(count=count):
+                self.shoe_count = count
+                if event.event == "new":
+                    self.shoe_results = []
+                    self.shoe_new_seq = event.seq
+            case Alert(kind=kind, severity=severity, detail=detail):
+                self.alerts.append({"kind": kind, "severity": severity, "detail": detail})
+            case Checkpoint():
+                pass  # the journal's signatures: nothing to show
 
-    def _record_result(self, event: dict[str, Any]) -> None:
+    def _record_result(self, event: RoundResult | RoundVoided) -> None:
         summary = summary_of(event)
         if any(h["round"] == summary["round"] and h["seq"] == summary["seq"] for h in self.history):
             return
         self.history.append(summary)
-        if event["type"] != "round.result" or event.get("game") != "baccarat":
+        if not isinstance(event, RoundResult) or event.game != "baccarat":
             return
-        if self.shoe_new_seq is not None and int(event["seq"]) < self.shoe_new_seq:
+        if self.shoe_new_seq is not None and event.seq < self.shoe_new_seq:
             return
-        outcome = event.get("outcome") or {}
-        letter = WINNER_LETTER.get(str(outcome.get("winner")))
+        letter = WINNER_LETTER.get(str(event.outcome.get("winner")))
         if letter:
-            self.shoe_results.append((letter, bool(outcome.get("player_pair")),
-                                      bool(outcome.get("banker_pair"))))
+            self.shoe_results.append((letter, bool(event.outcome.get("player_pair")),
+                                      bool(event.outcome.get("banker_pair"))))
 
     # -- showing --------------------------------------------------------------------------------
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -15,7 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from table_controller.client import TableClient
+from table_controller.client import TableClient, encode_item
 from table_controller.display.model import TableView
 
 log = logging.getLogger(__name__)
@@ -78,7 +77,7 @@ def run_terminal(client: TableClient, *, table: str | None, json_lines: bool = F
     if json_lines:
         while not stop():
             for item in client.events(timeout=0.25):
-                out.write(json.dumps(item, separators=(",", ":"), ensure_ascii=False) + "\n")
+                out.write(encode_item(item).decode() + "\n")
                 out.flush()
                 if stop():
                     return

@@ -18,7 +18,8 @@ from typing import Any
 
 import zmq
 
-from table_controller.client import TableClient
+from table_controller.client import ClientItem, TableClient, item_as_dict
+from table_controller.event_types import CardDealt
 from table_controller.soak.records import StreamRecord
 
 log = logging.getLogger(__name__)
@@ -103,16 +104,19 @@ class Subscriber:
             log.exception("subscriber %s stopped", self.name)
             self.error = f"{type(e).__name__}: {e}"
 
-    def _take(self, item: dict[str, Any]) -> None:
-        table = item["table"]
-        if self.latency is not None and item["type"] == "card" and item.get("source") == "shoe":
-            self.latency.shown(table, item["code"], time.monotonic())
+    def _take(self, item: ClientItem) -> None:
+        table = item.table
+        match item:
+            case CardDealt(source="shoe", code=code) if self.latency is not None:
+                self.latency.shown(table, code, time.monotonic())
+        # The checker and the dealers still read dicts (as the journal gives them).
+        plain = item_as_dict(item)
         with self._progress:
-            self.streams.setdefault(table, StreamRecord()).items.append(item)
+            self.streams.setdefault(table, StreamRecord()).items.append(plain)
             self._progress.notify_all()
         dealer = self.dealer_queues.get(table)
         if dealer is not None:
-            dealer.put(item)
+            dealer.put(plain)
         if self.slow:
             time.sleep(self._rng.uniform(0.0005, 0.005))  # a slow display: the lag is the point
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "CameraDown",
     "CameraMismatch",
-    "CardDrawn",
+    "CardPresented",
     "CardDropped",
     "CardMisplaced",
     "CloseBetting",
@@ -56,8 +56,13 @@ class Tick:
 
 
 @dataclass(frozen=True)
-class CardDrawn:
-    """A card left the shoe (or was read by the camera, or entered by hand)."""
+class CardPresented:
+    """A card came to the table, identified: from the shoe, the camera, both, or entered by hand.
+
+    ``source`` says which (``shoe``, ``camera``, ``shoe+camera``, ``manual``). Not the shoe
+    driver's ``CardDrawn`` (a frame, with its link state): the controller maps that one to
+    this in :mod:`table_controller.shoe_mapping`.
+    """
 
     code: str
     source: str = "shoe"
@@ -206,7 +211,7 @@ TableInput = (
     StartRound
     | CloseBetting
     | Tick
-    | CardDrawn
+    | CardPresented
     | NoRead
     | CardDropped
     | ExposedCard

@@ -271,7 +271,7 @@ class TableMachine:
         elif self.state == RESULT and self._now >= self.state_since + self.result_seconds:
             self._set_state(*self._after_round())
 
-    def _on_CardDrawn(self, e: i.CardDrawn) -> None:
+    def _on_CardPresented(self, e: i.CardPresented) -> None:
         try:
             card = parse_card(e.code)
         except CardError:
@@ -556,7 +556,7 @@ _HANDLERS: dict[type, Callable[[TableMachine, Any], None]] = {
     i.StartRound: TableMachine._on_StartRound,
     i.CloseBetting: TableMachine._on_CloseBetting,
     i.Tick: TableMachine._on_Tick,
-    i.CardDrawn: TableMachine._on_CardDrawn,
+    i.CardPresented: TableMachine._on_CardPresented,
     i.NoRead: TableMachine._on_NoRead,
     i.CardDropped: TableMachine._on_CardDropped,
     i.ExposedCard: TableMachine._on_ExposedCard,

@@ -221,14 +221,14 @@ ROUND = Declaration(
         On(i.Tick,           (IDLE, DEALING, PAUSED, CLOSED),  STAY),
 
         # A card outside a round is counted in the deck audit and alerted.
-        On(i.CardDrawn,      OUTSIDE_A_ROUND,                  STAY),
-        On(i.CardDrawn,      (BETTING,),                       handle(*MISDEAL, to(PAUSED, "foreign card"))),
-        On(i.CardDrawn,      (DEALING,),                       handle(to(RESULT, "last card"),
+        On(i.CardPresented,      OUTSIDE_A_ROUND,                  STAY),
+        On(i.CardPresented,      (BETTING,),                       handle(*MISDEAL, to(PAUSED, "foreign card"))),
+        On(i.CardPresented,      (DEALING,),                       handle(to(RESULT, "last card"),
                                                                       to(PAUSED, "foreign or duplicate card"),
                                                                       to(IDLE, "burn done"),
                                                                       to(CLOSED, "burn done (shoe ended)"))),
         # Paused for a link outage, a card drawn before the outage still counts; else a misdeal.
-        On(i.CardDrawn,      (PAUSED,),                        handle(*MISDEAL,
+        On(i.CardPresented,      (PAUSED,),                        handle(*MISDEAL,
                                                                       to(RESULT, "last card"),
                                                                       to(PAUSED, "awaiting a card"),
                                                                       to(IDLE, "burn done"),
