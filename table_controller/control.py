@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_controller.errors import TableError
+from table_controller.event_types import as_dict
 from table_controller.table import inputs as i
 from table_controller.tokens import matches, sha256_form
 
@@ -205,4 +206,4 @@ class ControlServer:
         else:
             reason = request.get("reason") or "voided by supervisor"
             events = self.controller.request(i.SupervisorVoid(by=who, reason=reason))
-        return {"ok": True, "events": events}
+        return {"ok": True, "events": [as_dict(e) for e in events]}

@@ -202,7 +202,7 @@ class Heartbeat(EventBase, frozen=True, kw_only=True):
     state: TableStateName
 
 
-class Checkpoint(EventBase, frozen=True, kw_only=True):
+class CheckpointSigned(EventBase, frozen=True, kw_only=True):
     """``checkpoint`` (added type, docs/events.md): the table's signature over seq ``covers``."""
 
     type: Literal["checkpoint"] = "checkpoint"
@@ -215,7 +215,7 @@ E = TypeVar("E", bound="EventBase")
 
 Event: TypeAlias = (
     TableStateChanged | RoundStarted | BettingClosed | CardDealt | RoundResult | RoundVoided | Alert
-    | ShoeChanged | Heartbeat | Checkpoint
+    | ShoeChanged | Heartbeat | CheckpointSigned
 )
 
 
@@ -230,7 +230,7 @@ EVENT_CLASSES: dict[str, type[EventBase]] = {
     _type_name(cls): cls
     for cls in (
         TableStateChanged, RoundStarted, BettingClosed, CardDealt, RoundResult, RoundVoided, Alert,
-        ShoeChanged, Heartbeat, Checkpoint,
+        ShoeChanged, Heartbeat, CheckpointSigned,
     )
 }
 
