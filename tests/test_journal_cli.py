@@ -169,3 +169,31 @@ def test_every_journal_command_has_help(capsys) -> None:
             main(["journal", action, "--help"])
         assert caught.value.code == 0
         assert "--journal PATH" in capsys.readouterr().out
+
+
+def test_show_prints_a_row_that_is_not_a_typed_event_from_its_columns_and_goes_on(
+    journal_file: tuple[Path, list], capsys
+) -> None:
+    path, events = journal_file
+    card = next(e for e in events if e["type"] == "card")
+    tamper(path, "UPDATE events SET body = replace(body, '\"index\":0', '\"index\":-1') WHERE seq = ?",
+           (card["seq"],))
+    assert main(["journal", "show", "--journal", str(path), "--round", "R1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len([e for e in events if e["round"] == "R1"])
+    assert lines[card["seq"] - 1] == (
+        f"      {card['seq']}  {card['ts']}  card           R1           (stored text is not a valid "
+        "event: card event: Expected `int` >= 0 - at `$.index`)"
+    )
+    assert lines[card["seq"]].startswith(f"      {card['seq'] + 1}  ")
+
+
+def test_verify_reports_a_row_that_is_not_a_typed_event_and_reads_on(
+    journal_file: tuple[Path, list], capsys
+) -> None:
+    path, events = journal_file
+    tamper(path, "UPDATE events SET body = replace(body, '\"v\":1', '\"v\":2') WHERE seq = 3")
+    assert main(["journal", "verify", "--journal", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "  - seq 3: stored text is not a valid event: event: Invalid enum value 2 - at `$.v`\n" in out
+    assert f"  {len(events)} events (seq 1..{len(events)}), 3 rounds, 3 results re-judged" in out

@@ -261,3 +261,21 @@ def test_verifying_a_file_that_is_not_a_journal_raises(tmp_path: Path) -> None:
     path.write_bytes(b"\x00garbage" * 500)
     with pytest.raises(NotAJournal, match=f"journal {path}: not a table-controller journal"):
         verify_journal(path)
+
+
+def test_a_row_whose_text_is_not_a_typed_event_is_reported_and_reading_goes_on(tmp_path: Path) -> None:
+    drafts = player_wins_drafts()
+    drafts[-2]["payouts"]["player"] = "2"
+    path, events = journal_of(tmp_path, drafts)
+    not_json, bad_card = events[1]["seq"], events[4]["seq"]
+    tamper(path, "UPDATE events SET body = '{\"v\": 1, \"type\": ' WHERE seq = ?", (not_json,))
+    tamper(path, "UPDATE events SET body = replace(body, '\"4H\"', '\"4X\"') WHERE seq = ?", (bad_card,))
+    problems = verify_journal(path).problems
+    assert problems[2:4] == [chain_broken(not_json), f"seq {not_json}: stored text is not a valid event: "
+                             "event body is not JSON: Input data was truncated"]
+    assert problems[4:6] == [chain_broken(bad_card), f"seq {bad_card}: stored text is not a valid event: "
+                             "card event: Expected `str` matching regex '^[2-9TJQKA][SHDC]$' - at `$.code`"]
+    # the round is re-judged without the unreadable card: a hole where it was
+    assert problems[6:] == [
+        f"round 'R1': round.result at seq {events[-2]['seq']}: player has cards at indices [1], not 0..0"
+    ]

@@ -13,10 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E402
 
 from table_controller.errors import ConfigError  # noqa: E402
+from table_controller.event_types import parse_ts  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
-from table_controller.soak.checker import CHECKS, _ts, check_run  # noqa: E402
+from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
 from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord  # noqa: E402
+
+
+def _ts(event: dict[str, Any]) -> float:
+    return parse_ts(event["ts"])
 
 
 def _snapshot(seq: int) -> dict[str, Any]:
@@ -582,3 +587,46 @@ def test_a_card_read_from_line_noise_is_told_apart_only_right_before_a_noisy_lin
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == set()
     assert result.counts["cards_from_line_noise"] == 1
+
+
+def test_a_row_that_is_not_a_typed_event_fails_journals_verify_and_the_check_goes_on(tmp_path: Path) -> None:
+    record, events = _table(tmp_path)
+    seq = next(e["seq"] for e in events if e["type"] == "card")
+    tamper(Path(record.journal), "UPDATE events SET body = replace(body, '\"source\":\"shoe\"', "
+           "'\"source\":\"elsewhere\"') WHERE seq = ?", (seq,))
+    result = check_run([record], _stream(events), {}, [])
+    assert result.problems["journals_verify"][:2] == [
+        f"T01: seq {seq}: hash chain broken",
+        f"T01: seq {seq}: the stored text is not a valid event: card event: Invalid enum value "
+        "'elsewhere' - at `$.source`",
+    ]
+    # the card is left out of the journal the other checks see: the round lacks it
+    assert result.counts["rounds"] == 2
+    assert "results_rejudged" in _failed(result)
+
+
+def test_a_card_where_the_rules_did_not_call_for_it_fails_positions_follow_rules(tmp_path: Path) -> None:
+    from table_controller.rules import load_game
+    from table_controller.rules.cards import parse_card
+
+    path = tmp_path / "T01.sqlite"
+    clock = TickingClock()
+    deal, _ = load_game("baccarat").deal([parse_card(c) for c in ("9S", "2H", "KD", "3C")])
+    cards = _four_cards("R1", "9S", clock)
+    cards[1]["index"], cards[1]["position"] = 0, "banker"
+    cards[2]["position"], cards[3]["position"] = "banker", "player"  # KD and 3C swapped
+    with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+        events = journal.append(
+            [
+                draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+                draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+                *cards,
+                draft("round.result", "R1", clock=clock, **deal.result().to_dict()),
+            ]
+        )
+    record = TableRecord("T01", "baccarat", str(path), draws=[_drawn(e) for e in events if e["type"] == "card"])
+    result = check_run([record], _stream(events), {}, [])
+    assert result.problems["positions_follow_rules"] == [
+        f"T01: seq {events[4]['seq']}: card KD at banker[1], rules say player[1]",
+        f"T01: seq {events[5]['seq']}: card 3C at player[1], rules say banker[1]",
+    ]

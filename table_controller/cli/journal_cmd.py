@@ -12,8 +12,26 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+from table_controller.event_types import (
+    Alert,
+    CardDealt,
+    Event,
+    EventError,
+    Heartbeat,
+    RoundResult,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+    decode_event,
+)
+
+if TYPE_CHECKING:
+    from table_controller.journal.store import JournalRecord
 
 #: ``verify`` shows a progress bar from this many events on.
 PROGRESS_FROM = 20_000
@@ -194,12 +212,12 @@ def run_show(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
 
     out = stdout or sys.stdout
     with JournalReader(args.journal) as reader:
-        records: Iterator[Any] = reader.records(args.since, round_id=args.round, types=args.types)
+        records: Iterator[JournalRecord] = reader.records(args.since, round_id=args.round, types=args.types)
         if args.tail:
             records = iter(deque(records, maxlen=args.tail))
         shown = 0
         for record in records:
-            out.write((record.body if args.json else describe(record.event())) + "\n")
+            out.write((record.body if args.json else describe_record(record)) + "\n")
             shown += 1
     if shown == 0 and args.round is not None:
         print(
@@ -210,48 +228,45 @@ def run_show(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     return 0
 
 
-def describe(event: dict[str, Any]) -> str:
+def describe_record(record: JournalRecord) -> str:
+    """:func:`describe` of a row's typed event; a row whose text is not one says why, from its columns."""
+    try:
+        event = decode_event(record.body)
+    except EventError as e:
+        return (f"{record.seq:>7}  {record.ts}  {record.type:<14} {record.round or '-':<12} "
+                f"(stored text is not a valid event: {e})")
+    return describe(event)
+
+
+def describe(event: Event) -> str:
     """One readable line: seq, time, type, round and the payload that matters."""
     return (
-        f"{event.get('seq', '?'):>7}  {event.get('ts', '?')}  {event.get('type', '?'):<14} "
-        f"{event.get('round') or '-':<12} {_summary(event)}"
+        f"{event.seq:>7}  {event.ts}  {event.type:<14} {event.round or '-':<12} {_summary(event)}"
     ).rstrip()
 
 
-def _summary(e: dict[str, Any]) -> str:
-    kind = e.get("type")
-    if kind == "table.state":
-        return str(e.get("state")) + (f" ({e['reason']})" if e.get("reason") else "")
-    if kind == "round.start":
-        return f"variant {e.get('variant')}, betting {e.get('betting_seconds')} s"
-    if kind == "card":
-        return f"{e.get('position')}[{e.get('index')}] {e.get('code')} ({e.get('source')})"
-    if kind == "round.result":
-        hands = "  ".join(
-            f"{pos}: {' '.join(h.get('cards', []))} [{h.get('class')}]"
-            for pos, h in (e.get("hands") or {}).items()
-        )
-        wins = [f"{bet} +{v}" for bet, v in (e.get("payouts") or {}).items() if _positive(v)]
-        return (f"{json.dumps(e.get('outcome'), separators=(',', ':'))}  {hands}  "
-                f"wins: {', '.join(wins) or 'none'}")
-    if kind == "round.void":
-        return f"void: {e.get('reason')} (refund {'yes' if e.get('refund') else 'no'})"
-    if kind == "alert":
-        return f"{e.get('severity')} {e.get('kind')}: {e.get('detail')}"
-    if kind == "shoe":
-        return f"{e.get('event')}, count {e.get('count')}"
-    if kind == "heartbeat":
-        return str(e.get("state"))
+def _summary(e: Event) -> str:
+    match e:
+        case TableStateChanged(state=state, reason=reason):
+            return state + (f" ({reason})" if reason else "")
+        case RoundStarted(variant=variant, betting_seconds=seconds):
+            return f"variant {variant}, betting {seconds} s"
+        case CardDealt(position=position, index=index, code=code, source=source):
+            return f"{position}[{index}] {code} ({source})"
+        case RoundResult(hands=hands, outcome=outcome, payouts=payouts):
+            shown = "  ".join(f"{pos}: {' '.join(h.cards)} [{h.cls}]" for pos, h in hands.items())
+            wins = [f"{bet} +{v}" for bet, v in payouts.items() if Decimal(v) > 0]
+            return (f"{json.dumps(outcome, separators=(',', ':'))}  {shown}  "
+                    f"wins: {', '.join(wins) or 'none'}")
+        case RoundVoided(reason=reason, refund=refund):
+            return f"void: {reason} (refund {'yes' if refund else 'no'})"
+        case Alert(severity=severity, kind=kind, detail=detail):
+            return f"{severity} {kind}: {detail}"
+        case ShoeChanged(event=what, count=count):
+            return f"{what}, count {count}"
+        case Heartbeat(state=state):
+            return state
     return ""
-
-
-def _positive(value: Any) -> bool:
-    from decimal import Decimal, InvalidOperation
-
-    try:
-        return Decimal(str(value)) > 0
-    except InvalidOperation:
-        return False
 
 
 # -- export ------------------------------------------------------------------------------

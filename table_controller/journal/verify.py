@@ -7,22 +7,22 @@ Reads the file read-only (safe beside a live controller) and streams it:
 * every hash equals ``sha256(previous stored hash + stored text)``; each link is
   checked against the previous *stored* hash, so one changed event is reported
   at its own seq and a removed or reordered event where the chain breaks;
-* every stored text is a valid event whose seq, type, round and ts match its
-  row, of this journal's table and game;
+* every stored text decodes as a typed event (:func:`~table_controller.event_types.decode_event`)
+  whose seq, type, round and ts match its row, of this journal's table and game;
 * every round starts once and is settled once, and every ``round.result``
   equals what the rules core computes from the round's journaled cards
-  (:mod:`table_controller.journal.round_check`).
+  (:mod:`table_controller.journal.round_check`, with the one replayer and re-judger
+  :mod:`table_controller.journal.replay`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.events import EventError, validate
+from table_controller.event_types import Event, EventError, decode_event
 from table_controller.journal.errors import JournalError
 from table_controller.journal.round_check import RoundAudit
 from table_controller.journal.schema import GENESIS, chain_hash
@@ -152,24 +152,20 @@ def _quick_check(reader: JournalReader) -> list[str]:
         return [str(e)]
 
 
-def _check_text(
-    record: JournalRecord, reader: JournalReader, problems: _Problems
-) -> dict[str, Any] | None:
-    """The parsed event of a row, or None (with a problem) if its text is not a valid event."""
+def _check_text(record: JournalRecord, reader: JournalReader, problems: _Problems) -> Event | None:
+    """The typed event of a row, or None (with a problem) if its text is not a valid event."""
     where = f"seq {record.seq}"
     try:
-        event: dict[str, Any] = json.loads(record.body)
-        validate(event)
-    except (json.JSONDecodeError, EventError) as e:
+        event = decode_event(record.body)
+    except EventError as e:
         problems.add(f"{where}: stored text is not a valid event: {e}")
         return None
-    columns = {"seq": record.seq, "type": record.type, "round": record.round, "ts": record.ts}
-    for key, value in columns.items():
-        if event.get(key) != value:
-            problems.add(
-                f"{where}: the row's {key} is {value!r} but its stored text says {event.get(key)!r}"
-            )
-    for key, value in (("table", reader.table), ("game", reader.game)):
-        if event.get(key) != value:
-            problems.add(f"{where}: {key} {event.get(key)!r} is not the journal's {key} {value!r}")
+    columns = (("seq", record.seq, event.seq), ("type", record.type, event.type),
+               ("round", record.round, event.round), ("ts", record.ts, event.ts))
+    for key, value, said in columns:
+        if said != value:
+            problems.add(f"{where}: the row's {key} is {value!r} but its stored text says {said!r}")
+    for key, value, said in (("table", reader.table, event.table), ("game", reader.game, event.game)):
+        if said != value:
+            problems.add(f"{where}: {key} {said!r} is not the journal's {key} {value!r}")
     return event

@@ -12,7 +12,6 @@ journal.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from bisect import bisect_right
 from collections import Counter, defaultdict
@@ -20,7 +19,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.event_types import parse_ts
+from table_controller.event_types import (
+    Alert,
+    CardDealt,
+    Event,
+    EventError,
+    RoundResult,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+    as_dict,
+    decode_event,
+    parse_ts,
+)
+from table_controller.journal.replay import (
+    AfterComplete,
+    CardAfterSettlement,
+    JournaledRound,
+    LooseCard,
+    Misplaced,
+    RoundReplayer,
+    RoundSettled,
+    RoundStartedAgain,
+    SeqCard,
+    SettledAgain,
+    rejudge,
+)
 from table_controller.rules.baccarat import burn_count
 from table_controller.rules.cards import parse_card
 from table_controller.rules.registry import load_game
@@ -74,140 +99,150 @@ class CheckResult:
 
 @dataclass
 class JournalRows:
-    """One journal, read read-only: its events by seq."""
+    """One journal, read read-only: its typed events by seq."""
 
-    events: list[dict[str, Any]]
-    by_seq: dict[int, dict[str, Any]]
+    events: list[Event]
+    by_seq: dict[int, Event]
 
     @property
     def last_seq(self) -> int:
-        return self.events[-1]["seq"] if self.events else 0
+        return self.events[-1].seq if self.events else 0
 
 
 def read_journal(path: Path, table: str, result: CheckResult) -> JournalRows:
-    """Read every row with plain SQLite (read-only) and recompute the hash chain and the seq."""
+    """Read every row with plain SQLite (read-only), recompute the hash chain and the seq, and
+    decode each stored text as a typed event (a row that is not one is a problem, and left out)."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         rows = conn.execute("SELECT seq, body, hash FROM events ORDER BY seq").fetchall()
     finally:
         conn.close()
     prev, expected = GENESIS, 1
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     for seq, body, stored in rows:
         if seq != expected:
             result.add("journals_verify", f"{table}: seq gap: {expected} expected, {seq} found")
         if hashlib.sha256((prev + body).encode("utf-8")).hexdigest() != stored:
             result.add("journals_verify", f"{table}: seq {seq}: hash chain broken")
-        event = json.loads(body)
-        if event.get("seq") != seq or event.get("table") != table:
+        prev, expected = stored, seq + 1
+        try:
+            event = decode_event(body)
+        except EventError as e:
+            result.add("journals_verify", f"{table}: seq {seq}: the stored text is not a valid event: {e}")
+            continue
+        if event.seq != seq or event.table != table:
             result.add(
                 "journals_verify",
-                f"{table}: seq {seq}: the stored event says seq {event.get('seq')} "
-                f"table {event.get('table')}",
+                f"{table}: seq {seq}: the stored event says seq {event.seq} table {event.table}",
             )
         events.append(event)
-        prev, expected = stored, seq + 1
     from table_controller.journal import verify_journal
 
     report = verify_journal(path)
     if not report.ok:
         for problem in report.problems[:5]:
             result.add("journals_verify", f"{table}: verify_journal: {problem}")
-    return JournalRows(events, {e["seq"]: e for e in events})
+    return JournalRows(events, {e.seq: e for e in events})
 
 
-def _ts(event: dict[str, Any]) -> float:
-    return parse_ts(event["ts"])
-
-
-def _normal(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+def _ts(event: Event) -> float:
+    return parse_ts(event.ts)
 
 
 def check_rules(record: TableRecord, journal: JournalRows, result: CheckResult) -> None:
-    """Re-deal every round from its journaled cards; re-judge it; each settled once."""
+    """Re-deal every round from its journaled cards; re-judge it; each settled once.
+
+    The rounds are gathered and re-judged by the journal's one replayer
+    (:mod:`table_controller.journal.replay`) with the soak's own variant: the
+    rules core, never the controller's bookkeeping.
+    """
     game = load_game(record.variant)
     table = record.table
-    deals: dict[str | None, Any] = {}
-    settled: dict[str | None, str] = {}
+    replayer = RoundReplayer()
     burn_left: int | None = None
     burn_index = 0
+
+    def outside(entry: SeqCard) -> None:
+        result.add(
+            "positions_follow_rules",
+            f"{table}: seq {entry.seq}: card {entry.card.code} outside a round in play ({entry.card.round})",
+        )
+
+    def check_deal(rnd: JournaledRound, outcome: RoundResult | None) -> None:
+        if rnd.start is None:
+            for entry in rnd.cards:
+                outside(entry)
+            found = None
+        else:
+            found = rejudge(game, rnd.cards, outcome)
+            for problem in found.plan:
+                card = problem.card
+                match problem:
+                    case AfterComplete():
+                        result.add(
+                            "positions_follow_rules",
+                            f"{table}: seq {card.seq}: card {card.card.code} after round {rnd.round_id} was complete",
+                        )
+                    case Misplaced(planned=(position, index)):
+                        result.add(
+                            "positions_follow_rules",
+                            f"{table}: seq {card.seq}: card {card.card.code} at "
+                            f"{card.card.position}[{card.card.index}], rules say {position}[{index}]",
+                        )
+        if outcome is None:
+            return
+        if found is None or not found.is_complete:
+            result.add("results_rejudged", f"{table}: round {rnd.round_id}: result before its cards were complete")
+        elif found.computed is None:
+            why = found.refused or "; ".join(found.hand_problems)
+            result.add("results_rejudged", f"{table}: round {rnd.round_id}: the rules core cannot judge it: {why}")
+        elif found.differences:
+            result.add(
+                "results_rejudged",
+                f"{table}: round {rnd.round_id}: journal says {found.journaled}, rules say {found.computed}",
+            )
+
     for e in journal.events:
-        kind, round_id = e["type"], e.get("round")
-        if kind == "round.start":
-            if round_id in deals:
-                result.add("settled_once", f"{table}: round {round_id} started twice")
-            deals[round_id] = game.new_deal()
-            result.counts["rounds"] += 1
-        elif kind == "card":
-            result.counts["cards"] += 1
-            if e["position"] == "burn":
+        match e:
+            case RoundStarted():
+                result.counts["rounds"] += 1
+            case CardDealt(position="burn"):
+                result.counts["cards"] += 1
                 result.counts["burn_cards"] += 1
-                if e["index"] == 0:
-                    burn_left, burn_index = burn_count(parse_card(e["code"])), 0
-                elif burn_left is None or burn_left <= 0 or e["index"] != burn_index + 1:
+                if e.index == 0:
+                    burn_left, burn_index = burn_count(parse_card(e.code)), 0
+                elif burn_left is None or burn_left <= 0 or e.index != burn_index + 1:
                     result.add(
                         "positions_follow_rules",
-                        f"{table}: seq {e['seq']}: burn card "
-                        f"{e['code']} index {e['index']} not called for",
+                        f"{table}: seq {e.seq}: burn card {e.code} index {e.index} not called for",
                     )
                 else:
                     burn_left -= 1
-                    burn_index = e["index"]
-                continue
-            deal = deals.get(round_id)
-            if deal is None or round_id in settled:
-                result.add(
-                    "positions_follow_rules",
-                    f"{table}: seq {e['seq']}: card {e['code']} "
-                    f"outside a round in play ({round_id})",
-                )
-                continue
-            if deal.is_complete:
-                result.add(
-                    "positions_follow_rules",
-                    f"{table}: seq {e['seq']}: card {e['code']} "
-                    f"after round {round_id} was complete",
-                )
-                continue
-            where = deal.place(parse_card(e["code"]))
-            if where != (e["position"], e["index"]):
-                result.add(
-                    "positions_follow_rules",
-                    f"{table}: seq {e['seq']}: card {e['code']} at "
-                    f"{e['position']}[{e['index']}], rules say {where[0]}[{where[1]}]",
-                )
-        elif kind in ("round.result", "round.void"):
-            if round_id in settled:
-                result.add(
-                    "settled_once",
-                    f"{table}: round {round_id} settled twice ({settled[round_id]}, {kind})",
-                )
-                continue
-            settled[round_id] = kind
-            if kind == "round.void":
-                result.counts["voided"] += 1
-                continue
-            result.counts["results"] += 1
-            deal = deals.get(round_id)
-            if deal is None or not deal.is_complete:
-                result.add(
-                    "results_rejudged",
-                    f"{table}: round {round_id}: result before its cards were complete",
-                )
-                continue
-            expected = _normal(deal.result().to_dict())
-            got = {k: e.get(k) for k in expected}
-            if got != expected:
-                result.add(
-                    "results_rejudged",
-                    f"{table}: round {round_id}: journal says {got}, rules say {expected}",
-                )
-        elif kind == "table.state" and e["state"] == "paused":
-            result.counts["pauses"] += 1
-    for round_id in deals:
-        if round_id not in settled:
-            result.add("settled_once", f"{table}: round {round_id} was never settled")
+                    burn_index = e.index
+            case CardDealt():
+                result.counts["cards"] += 1
+            case TableStateChanged(state="paused"):
+                result.counts["pauses"] += 1
+        for found in replayer.add(e.seq, e):
+            match found:
+                case RoundStartedAgain(round_id=round_id):
+                    result.add("settled_once", f"{table}: round {round_id} started twice")
+                case SettledAgain(round_id=round_id, first=first, settlement=again):
+                    result.add(
+                        "settled_once", f"{table}: round {round_id} settled twice ({first.type}, {again.type})"
+                    )
+                case CardAfterSettlement(card=entry) | LooseCard(card=entry):
+                    outside(entry)
+                case RoundSettled(round=rnd, settlement=RoundVoided()):
+                    result.counts["voided"] += 1
+                    check_deal(rnd, None)
+                case RoundSettled(round=rnd, settlement=RoundResult() as outcome):
+                    result.counts["results"] += 1
+                    check_deal(rnd, outcome)
+    for rnd in replayer.unsettled():
+        if rnd.start is not None:
+            result.add("settled_once", f"{table}: round {rnd.round_id} was never settled")
+        check_deal(rnd, None)
 
 
 class RoundClock:
@@ -221,10 +256,8 @@ class RoundClock:
     """
 
     def __init__(self, journal: JournalRows) -> None:
-        self.starts = [(_ts(e), e["round"]) for e in journal.events if e["type"] == "round.start"]
-        self.new_shoes = [
-            _ts(e) for e in journal.events if e["type"] == "shoe" and e.get("event") == "new"
-        ]
+        self.starts = [(_ts(e), e.round) for e in journal.events if isinstance(e, RoundStarted)]
+        self.new_shoes = [_ts(e) for e in journal.events if _is_new_shoe(e)]
 
     def round_at(self, at: float) -> str | None:
         k = bisect_right([t for t, _ in self.starts], at)
@@ -246,21 +279,21 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
     """
     table = record.table
     clock = RoundClock(journal)
-    voided = {e["round"] for e in journal.events if e["type"] == "round.void"}
-    by_count: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
-    by_hand: list[dict[str, Any]] = []
+    voided = {e.round for e in journal.events if isinstance(e, RoundVoided)}
+    by_count: dict[tuple[int, int], list[CardDealt]] = defaultdict(list)
+    by_hand: list[CardDealt] = []
     shoe = 0
     for e in journal.events:
-        if e["type"] == "shoe" and e.get("event") == "new":
+        if _is_new_shoe(e):
             shoe += 1
-        elif e["type"] == "card":
-            if e.get("shoe_count") is not None:
-                by_count[(shoe, e["shoe_count"])].append(e)
+        elif isinstance(e, CardDealt):
+            if isinstance(e.shoe_count, int):
+                by_count[(shoe, e.shoe_count)].append(e)
             else:
                 by_hand.append(e)
     for (n, count), cards in by_count.items():
         if len(cards) > 1:
-            seqs = ", ".join(str(c["seq"]) for c in cards)
+            seqs = ", ".join(str(c.seq) for c in cards)
             result.add(
                 "cards_accounted", f"{table}: shoe {n} card {count} journaled {len(cards)} times (seq {seqs})"
             )
@@ -271,12 +304,12 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
         if card is None:
             card = _entered_by_hand(draw, drawn_in, by_hand, used)
         if card is not None:
-            used.add(card["seq"])
-            if card["position"] != "burn" and card["round"] != drawn_in:
+            used.add(card.seq)
+            if card.position != "burn" and card.round != drawn_in:
                 result.add(
                     "cards_accounted",
                     f"{table}: card {draw.code} drawn in round {drawn_in} "
-                    f"is journaled in round {card['round']} (seq {card['seq']})",
+                    f"is journaled in round {card.round} (seq {card.seq})",
                 )
             continue
         if drawn_in in voided:  # the void itself must be explained (check_causes)
@@ -289,36 +322,38 @@ def check_cards(record: TableRecord, journal: JournalRows, result: CheckResult) 
             "and its round was not voided",
         )
     for e in journal.events:
-        if e["type"] == "card" and e["seq"] not in used:
+        if isinstance(e, CardDealt) and e.seq not in used:
             result.add(
                 "cards_accounted",
-                f"{table}: journal card {e['code']} (seq {e['seq']}) was not drawn by the shoe",
+                f"{table}: journal card {e.code} (seq {e.seq}) was not drawn by the shoe",
             )
 
 
-def _journaled(
-    draw: Draw, candidates: list[dict[str, Any]], used: set[int]
-) -> dict[str, Any] | None:
+def _is_new_shoe(event: Event) -> bool:
+    return isinstance(event, ShoeChanged) and event.event == "new"
+
+
+def _journaled(draw: Draw, candidates: list[CardDealt], used: set[int]) -> CardDealt | None:
     """The card event the shoe's own count names for this draw (read cards only)."""
     if draw.unread:
         return None
     for card in candidates:
-        if card["seq"] not in used and card["code"] == draw.code:
+        if card.seq not in used and card.code == draw.code:
             return card
     return None
 
 
 def _entered_by_hand(
-    draw: Draw, drawn_in: str | None, cards: list[dict[str, Any]], used: set[int]
-) -> dict[str, Any] | None:
+    draw: Draw, drawn_in: str | None, cards: list[CardDealt], used: set[int]
+) -> CardDealt | None:
     """A card entered by hand (or journaled without a count) with this code in the draw's round.
 
     Burn cards carry no round: a hand-entered burn card matches by code alone.
     """
     for card in cards:
-        if card["seq"] in used or card["code"] != draw.code:
+        if card.seq in used or card.code != draw.code:
             continue
-        if card["position"] == "burn" or card["round"] == drawn_in:
+        if card.position == "burn" or card.round == drawn_in:
             return card
     return None
 
@@ -337,18 +372,18 @@ class LineSegments:
         self.starts: list[float] = []
         self.keys: list[tuple[str, Any]] = []
         #: The journaled cards of each stretch, in seq order.
-        self.cards: dict[tuple[str, Any], list[dict[str, Any]]] = defaultdict(list)
+        self.cards: dict[tuple[str, Any], list[CardDealt]] = defaultdict(list)
         shoe: tuple[str, Any] = ("shoe", 0)
         for e in journal.events:
-            if e["type"] == "shoe" and e.get("event") == "new":
-                shoe = ("shoe", len([k for k in self.keys if k[0] == "shoe"]) + 1)
-                self._mark(_ts(e), shoe)
-            elif e["type"] == "round.start":
-                self._mark(_ts(e), ("round", e["round"]))
-            elif e["type"] == "card":
-                round_id = e.get("round")
-                key = ("round", round_id) if round_id and e["position"] != "burn" else shoe
-                self.cards[key].append(e)
+            match e:
+                case ShoeChanged(event="new"):
+                    shoe = ("shoe", len([k for k in self.keys if k[0] == "shoe"]) + 1)
+                    self._mark(_ts(e), shoe)
+                case RoundStarted():
+                    self._mark(_ts(e), ("round", e.round))
+                case CardDealt():
+                    key = ("round", e.round) if e.round and e.position != "burn" else shoe
+                    self.cards[key].append(e)
 
     def _mark(self, at: float, key: tuple[str, Any]) -> None:
         self.starts.append(at)
@@ -359,21 +394,21 @@ class LineSegments:
         return self.keys[k - 1] if k else ("shoe", 0)
 
 
-def _in_order(draws: list[Draw], cards: list[dict[str, Any]]) -> list[tuple[int, int]]:
+def _in_order(draws: list[Draw], cards: list[CardDealt]) -> list[tuple[int, int]]:
     """The most (draw, card) pairs with equal codes, both in their order (a longest common
     subsequence): a card journaled in the order the reader drew it."""
     n, m = len(draws), len(cards)
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for a in range(n - 1, -1, -1):
         for b in range(m - 1, -1, -1):
-            if draws[a].code == cards[b]["code"]:
+            if draws[a].code == cards[b].code:
                 best[a][b] = best[a + 1][b + 1] + 1
             else:
                 best[a][b] = max(best[a + 1][b], best[a][b + 1])
     pairs: list[tuple[int, int]] = []
     a = b = 0
     while a < n and b < m:
-        if draws[a].code == cards[b]["code"] and best[a][b] == best[a + 1][b + 1] + 1:
+        if draws[a].code == cards[b].code and best[a][b] == best[a + 1][b + 1] + 1:
             pairs.append((a, b))
             a, b = a + 1, b + 1
         elif best[a + 1][b] >= best[a][b + 1]:
@@ -403,11 +438,11 @@ def check_line_cards(
     """
     table = record.table
     segments = LineSegments(journal)
-    voided = {e["round"]: e for e in journal.events if e["type"] == "round.void"}
+    voided = {e.round: e for e in journal.events if isinstance(e, RoundVoided)}
     late_alerts = [
         e for e in journal.events
-        if e["type"] == "alert" and any(
-            words in (e.get("detail") or "")
+        if isinstance(e, Alert) and any(
+            words in e.detail
             for words in ("drawn while the table was paused", "drawn outside a round", "was not called for")
         )
     ]
@@ -432,11 +467,11 @@ def check_line_cards(
                 f"{table}: the reader counted line faults {counted}, its card replies named {named}",
             )
     for e in journal.events:
-        if e["type"] == "card" and e.get("shoe_count") is not None:
+        if isinstance(e, CardDealt) and isinstance(e.shoe_count, int):
             result.add(
                 "cards_accounted",
-                f"{table}: seq {e['seq']}: card {e['code']} journaled with shoe_count "
-                f"{e['shoe_count']}, but a line reader counts nothing",
+                f"{table}: seq {e.seq}: card {e.code} journaled with shoe_count "
+                f"{e.shoe_count}, but a line reader counts nothing",
             )
 
     def killed_near(at: float) -> bool:
@@ -444,7 +479,7 @@ def check_line_cards(
 
     def seen_late(draw: Draw) -> bool:
         return any(
-            _ts(a) >= draw.at and f"card {draw.code} " in f"{a.get('detail') or ''} " for a in late_alerts
+            _ts(a) >= draw.at and f"card {draw.code} " in f"{a.detail} " for a in late_alerts
         )
 
     for key in sorted(set(draws_in) | set(segments.cards), key=str):
@@ -459,13 +494,13 @@ def check_line_cards(
             previous, following = card_of.get(b - 1), card_of.get(b + 1)
             if (
                 previous is not None
-                and cards[b - 1]["code"] == card["code"]
+                and cards[b - 1].code == card.code
                 and "twice" in draws[previous].line_faults
             ):
                 result.add(
                     "cards_accounted",
-                    f"{table}: card {card['code']} read twice by the reader (one draw) is journaled "
-                    f"twice (seq {cards[b - 1]['seq']}, {card['seq']})",
+                    f"{table}: card {card.code} read twice by the reader (one draw) is journaled "
+                    f"twice (seq {cards[b - 1].seq}, {card.seq})",
                 )
             elif following is not None and "garbage" in draws[following].line_faults:
                 noise_cards += 1  # the noise before the next card's line read as a card
@@ -473,7 +508,7 @@ def check_line_cards(
             else:
                 result.add(
                     "cards_accounted",
-                    f"{table}: journal card {card['code']} (seq {card['seq']}) was not drawn by the "
+                    f"{table}: journal card {card.code} (seq {card.seq}) was not drawn by the "
                     f"reader in {key[0]} {key[1]}",
                 )
         round_id = key[1] if key[0] == "round" else None
@@ -534,11 +569,11 @@ def check_causes(
         return any(at - LINK_WINDOW <= t <= at + 1.0 for t in link_times)
 
     for e in journal.events:
-        kind, round_id = e["type"], e.get("round")
-        if kind == "alert":
-            last_alert[round_id] = e["kind"]
-        elif kind == "table.state" and e["state"] == "paused":
-            cause = str(e.get("cause"))
+        round_id = e.round
+        if isinstance(e, Alert):
+            last_alert[round_id] = e.kind
+        elif isinstance(e, TableStateChanged) and e.state == "paused":
+            cause = e.cause if isinstance(e.cause, str) else "None"
             injected = by_round.get(round_id, set())
             explained = {
                 "no-read": "noread" in injected or (line and "line-garbage" in injected),
@@ -550,16 +585,16 @@ def check_causes(
                 "source-mismatch": camera_fault_near(_ts(e)) or link_fault_near(_ts(e)),
                 # a line reader does not re-send: a restart while dealing pauses for a supervisor
                 "device-fault": bool(line) and link_fault_near(_ts(e))
-                and str(e.get("reason", "")).startswith("the controller restarted while dealing"),
+                and (e.reason or "").startswith("the controller restarted while dealing"),
             }.get(cause, False)
             if not explained:
                 result.add(
                     "voids_and_pauses_explained",
-                    f"{table}: seq {e['seq']}: round {round_id} paused "
-                    f"({cause}: {e.get('reason')}) without an injected cause",
+                    f"{table}: seq {e.seq}: round {round_id} paused "
+                    f"({cause}: {e.reason}) without an injected cause",
                 )
-        elif kind == "round.void":
-            reason = e.get("reason") or ""
+        elif isinstance(e, RoundVoided):
+            reason = e.reason
             injected = by_round.get(round_id, set())
             alert = last_alert.get(round_id)
             if reason.startswith("misdeal:") and "left the shoe after the round's last card" in reason:
@@ -588,7 +623,7 @@ def check_causes(
             if not explained:
                 result.add(
                     "voids_and_pauses_explained",
-                    f"{table}: seq {e['seq']}: round {round_id} voided "
+                    f"{table}: seq {e.seq}: round {round_id} voided "
                     f"({reason!r}, alert {alert}) without an injected cause",
                 )
 
@@ -620,7 +655,7 @@ def check_stream(
                 if (
                     isinstance(carried, dict)
                     and "seq" in carried
-                    and journal.by_seq.get(carried["seq"]) != carried
+                    and not _same(journal.by_seq.get(carried["seq"]), carried)
                 ):
                     result.add(
                         "subscribers_match_journals",
@@ -637,7 +672,7 @@ def check_stream(
             result.add(
                 "subscribers_match_journals", f"{where}: after seq {last} came {seq} ({what})"
             )
-        if journal.by_seq.get(seq) != item:
+        if not _same(journal.by_seq.get(seq), item):
             result.add(
                 "subscribers_match_journals", f"{where}: event {seq} differs from the journal"
             )
@@ -656,6 +691,11 @@ def check_stream(
             f"{where}: {snapshots} snapshots for {restarts} restarts: messages were lost",
         )
     result.counts["resnapshots"] += max(0, snapshots - 1)
+
+
+def _same(journaled: Event | None, item: dict[str, Any]) -> bool:
+    """A subscriber's item (the JSON object it received) is the journaled event."""
+    return journaled is not None and as_dict(journaled) == item
 
 
 def check_run(
