@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from table_controller.event_types import Event
+from table_controller.event_types import Event, EventBase, event_from_dict
 from table_controller.events import make_event
 from table_controller.publish import EventPublisher
 from table_controller.rules import load_game
@@ -96,3 +96,8 @@ class FakeTable:
 BANKER_ROUND = ["QH", "8S", "3C", "QD"]            # player 3, banker natural 8
 PLAYER_ROUND = ["4H", "KS", "3D", "5C", "9H"]      # player 7, banker 4 after drawing
 TIE_ROUND = ["9H", "9C", "KD", "KC"]               # natural 9 each
+
+
+def as_event(event: Event | dict[str, Any]) -> Event:
+    """The typed event of what a test scripted: an event already, or an event dict."""
+    return event if isinstance(event, EventBase) else event_from_dict(event)  # type: ignore[return-value]
