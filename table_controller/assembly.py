@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from table_controller.config import TableConfig
 from table_controller.controller import TableController
+from table_controller.event_types import CardDealt, ShoeChanged
 from table_controller.rules.registry import load_game
 
 if TYPE_CHECKING:
@@ -177,11 +178,12 @@ class LiveTable:
 
         recent: list[CardDrawn] = []
         for event in self.journal.events(types=["card", "shoe"]):
-            if event["type"] == "shoe" and event.get("event") == "new":
-                recent.clear()
-            elif "shoe_count" in event:
-                recent.append(CardDrawn(event["code"], "", event["shoe_count"], None))
-                del recent[:-16]
+            match event:
+                case ShoeChanged(event="new"):
+                    recent.clear()
+                case CardDealt(code=code, shoe_count=int(count)):
+                    recent.append(CardDrawn(code, "", count, None))
+                    del recent[:-16]
         return recent
 
     def _make_camera(self, parts: tuple[CameraSource, Calibration] | None) -> CameraWatcher:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from firmware_interfaces.errors import DeviceError
 from table_controller.errors import TableError
+from table_controller.event_types import as_dict
 from table_controller.table import inputs as i
 from table_controller.tokens import matches, sha256_form
 
@@ -179,6 +180,7 @@ class ControlServer:
                 ),
                 "awaiting": "card" if m.pause and m.pause.awaiting_card else None,
                 "cause": m.pause.cause if m.pause else None,
+                "shoe_card": m.pause.shoe_card if m.pause else None,
             }
         if isinstance(op, str) and op in self._extra:
             return self._extra[op].answer(op, request)
@@ -200,4 +202,4 @@ class ControlServer:
         else:
             reason = request.get("reason") or "voided by supervisor"
             events = self.controller.request(i.SupervisorVoid(by=who, reason=reason))
-        return {"ok": True, "events": events}
+        return {"ok": True, "events": [as_dict(e) for e in events]}

@@ -23,7 +23,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
-from table_controller.events import make_event
+from table_controller.event_types import (
+    EVENT_CLASSES,
+    Alert,
+    AlertKind,
+    CheckpointSigned,
+    Event,
+    Heartbeat,
+    RoundResult,
+    RoundVoided,
+    stamped,
+)
 from table_controller.fusion import CameraSaw, CardFusion
 from table_controller.journal.errors import JournalError
 from table_controller.panel import PanelPress, panel_input
@@ -31,7 +41,7 @@ from table_controller.rules.game import Game
 from table_controller.shoe_handshake import GATE_CONFIRM_SECONDS, ShoeHandshake
 from table_controller.shoe_mapping import UnmappedShoeEvent, table_input_for
 from table_controller.table import inputs as i
-from table_controller.table.machine import Draft, IllegalInput, TableMachine
+from table_controller.table.machine import IllegalInput, TableMachine
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +55,7 @@ SHOE_BACKLOG = 256
 ALERTS_PER_WINDOW = 20
 ALERT_WINDOW = 10.0
 
-EventListener = Callable[[dict[str, Any]], None]
+EventListener = Callable[[Event], None]
 
 
 @dataclass
@@ -134,10 +144,8 @@ class TableController:
     # ------------------------------------------------------------------ start-up
     def restore(self) -> None:
         """Rebuild the table from its journal and apply the interrupted-round policy."""
-        from table_controller.events import EVENT_TYPES
-
         # Heartbeats change nothing: skip them (they are most of an idle table's journal).
-        events = list(self.journal.events(types=[t for t in EVENT_TYPES if t != "heartbeat"]))
+        events = list(self.journal.events(types=_REPLAYED_TYPES))
         self.machine.restore(events)
         if self.publisher is not None:
             self.publisher.prime(events)
@@ -156,14 +164,14 @@ class TableController:
         """Queue an input (thread-safe); the loop applies it in order."""
         self._queue.put(Posted(event, shoe_event))
 
-    def request(self, event: i.TableInput, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def request(self, event: i.TableInput, timeout: float = 5.0) -> list[Event]:
         """Apply an input through the loop and wait for its events; raises what the machine raised."""
         reply: queue.Queue[Any] = queue.Queue(maxsize=1)
         self._queue.put(Posted(event, None, reply))
         answer = reply.get(timeout=timeout)
         if isinstance(answer, Exception):
             raise answer
-        events: list[dict[str, Any]] = answer
+        events: list[Event] = answer
         return events
 
     def on_shoe_event(self, event: Any) -> None:
@@ -214,7 +222,7 @@ class TableController:
                 self._release_held_starts()
                 self._tick()
                 if self.clock() - self._last_sent >= self.heartbeat_seconds:
-                    self._commit([Draft("heartbeat", self.machine.round_id, {"state": self.machine.state})])
+                    self._commit([Heartbeat(round=self.machine.round_id, state=self.machine.state.value)])
             except JournalError as e:
                 # A journal that cannot commit must stop the table: nothing may be acted on unrecorded.
                 log.critical("table %s stopped: %s", self.table, e)
@@ -285,15 +293,12 @@ class TableController:
             self.game, table=self.table, betting_seconds=old.betting_seconds,
             result_seconds=old.result_seconds,
         )
-        from table_controller.events import EVENT_TYPES
-
-        machine.restore(list(self.journal.events(types=[t for t in EVENT_TYPES if t != "heartbeat"])))
+        machine.restore(self.journal.events(types=_REPLAYED_TYPES))
         machine.link_up, machine.lid_open = old.link_up, old.lid_open
         self.machine = machine
         detail = (f"an input could not be applied ({type(error).__name__}: {error}); "
                   "the table was rebuilt from its journal")
-        self._commit([Draft("alert", machine.round_id,
-                            {"kind": "device-fault", "severity": "critical", "detail": detail[:500]})])
+        self._commit([Alert(round=machine.round_id, kind="device-fault", severity="critical", detail=detail[:500])])
         if item.reply is not None:
             item.reply.put(IllegalInput(detail))
 
@@ -323,7 +328,7 @@ class TableController:
         for item in due.expired:
             self._reject(item, IllegalInput(self.handshake.refusal()))
 
-    def step(self, event: Any, shoe_event: Any = None) -> list[dict[str, Any]]:
+    def step(self, event: Any, shoe_event: Any = None) -> list[Event]:
         """Apply one input now (in the loop's thread): journal, publish, act.
 
         Whatever the machine decided before an input was rejected is still
@@ -331,19 +336,19 @@ class TableController:
         """
         now = self.clock()
         self.handshake.observe(shoe_event)
-        drafts: list[Draft] = []
+        drafts: list[Event] = []
         rejected: IllegalInput | None = None
         try:
             for table_input in self._fuse(event, now) if event is not None else []:
                 drafts += self.machine.handle(table_input, now)
         except IllegalInput as e:
             rejected = e
-        if any(d.type in ("round.result", "round.void") for d in drafts):
+        if any(isinstance(d, RoundResult | RoundVoided) for d in drafts):
             for leftover in self.fusion.reset():
                 drafts += self.machine.handle(leftover, now)
         acks = self.handshake.frames_to_ack(shoe_event, hold=bool(self.fusion.pending))
         events = self._commit(drafts, link=acks[-1].link if acks else None)
-        if self.checkpoints is not None and any(e["type"] in ("round.result", "round.void") for e in events):
+        if self.checkpoints is not None and any(isinstance(e, RoundResult | RoundVoided) for e in events):
             events += self._checkpoint()
         self.handshake.acknowledge(acks)
         self._drive_devices(events)
@@ -406,19 +411,15 @@ class TableController:
             return [*inputs[:k], i.ExtraCard(f"card {later[0]} left the shoe after the round's last card {code}")]
         return inputs
 
-    def _commit(self, drafts: list[Draft], link: Any = None) -> list[dict[str, Any]]:
+    def _commit(self, drafts: list[Event], link: Any = None) -> list[Event]:
+        """Stamp the machine's events (table, game, time), journal them (which numbers them),
+        then publish them and tell the listeners."""
         now = self.clock()
         drafts = self._alerts.admit(drafts, now)
         if not drafts and link is None:
             return []
-        made = [
-            _without_seq(make_event(
-                table=self.table, seq=1, ts=now, type=d.type, game=self.game.game_id,
-                round=d.round, **d.payload,
-            ))
-            for d in drafts
-        ]
-        events: list[dict[str, Any]] = self.journal.append(
+        made = [stamped(d, table=self.table, game=self.game.game_id, ts=now) for d in drafts]
+        events: list[Event] = self.journal.append(
             made, link=(link.boot_id, link.seq) if link is not None else None
         )
         if events:
@@ -434,7 +435,7 @@ class TableController:
                     log.exception("event listener failed")
         return events
 
-    def _checkpoint(self) -> list[dict[str, Any]]:
+    def _checkpoint(self) -> list[Event]:
         """Sign the journal's position at a round end, keep it outside the journal, publish it."""
         from table_controller.events import format_ts
         from table_controller.journal.checkpoints import Checkpoint, link_text, meta_digest
@@ -447,14 +448,14 @@ class TableController:
         try:
             self.checkpoints.append(checkpoint)
         except OSError as e:  # the checkpoint file is a second record: its failure is an alert
-            return self._commit([Draft("alert", None, {
-                "kind": "device-fault", "severity": "critical",
-                "detail": f"checkpoint of seq {checkpoint.seq} not written to "
-                          f"{self.checkpoints.path}: {e.strerror or e}",
-            })])
-        return self._commit([Draft("checkpoint", None, {
-            "covers": checkpoint.seq, "hash": checkpoint.hash, "sig": checkpoint.sig,
-        })])
+            return self._commit([Alert(
+                round=None, kind="device-fault", severity="critical",
+                detail=f"checkpoint of seq {checkpoint.seq} not written to "
+                       f"{self.checkpoints.path}: {e.strerror or e}",
+            )])
+        return self._commit([CheckpointSigned(
+            round=None, covers=checkpoint.seq, hash=checkpoint.hash, sig=checkpoint.sig,
+        )])
 
     def _round_fully_drawn(self) -> bool:
         """The shoe has given every card the round needs, some still waiting for the camera:
@@ -464,7 +465,7 @@ class TableController:
             return False
         return self.fusion.expected_slot(m.deal, extra=len(self.fusion.pending)) is None
 
-    def _drive_devices(self, events: list[dict[str, Any]]) -> None:
+    def _drive_devices(self, events: list[Event]) -> None:
         m = self.machine
         if m.link_up:
             self.link_ready.set()
@@ -473,7 +474,7 @@ class TableController:
         self.handshake.drive_gate(m.gate_should_be_open and not self._round_fully_drawn())
         if self.panel is not None:
             self.panel.show(m.state)
-            if any(e["type"] == "alert" and e["severity"] != "info" for e in events):
+            if any(isinstance(e, Alert) and e.severity != "info" for e in events):
                 self.panel.buzz()
 
 
@@ -484,17 +485,17 @@ class AlertLimiter:
 
     def __init__(self, limit: int, window: float) -> None:
         self.limit, self.window = limit, window
-        self._since: dict[str, float] = {}
-        self._count: dict[str, int] = {}
-        self._suppressed: dict[str, int] = {}
+        self._since: dict[AlertKind, float] = {}
+        self._count: dict[AlertKind, int] = {}
+        self._suppressed: dict[AlertKind, int] = {}
 
-    def admit(self, drafts: list[Draft], now: float) -> list[Draft]:
+    def admit(self, drafts: list[Event], now: float) -> list[Event]:
         out = self._summaries(now)
         for draft in drafts:
-            if draft.type != "alert":
+            if not isinstance(draft, Alert):
                 out.append(draft)
                 continue
-            kind = str(draft.payload.get("kind"))
+            kind = draft.kind
             if now - self._since.get(kind, float("-inf")) >= self.window:
                 self._since[kind], self._count[kind] = now, 0
             self._count[kind] += 1
@@ -504,19 +505,19 @@ class AlertLimiter:
                 self._suppressed[kind] = self._suppressed.get(kind, 0) + 1
         return out
 
-    def _summaries(self, now: float) -> list[Draft]:
-        out: list[Draft] = []
+    def _summaries(self, now: float) -> list[Event]:
+        out: list[Event] = []
         for kind, n in list(self._suppressed.items()):
             if now - self._since[kind] >= self.window:
                 del self._suppressed[kind]
-                out.append(Draft("alert", None, {
-                    "kind": kind, "severity": "warning",
-                    "detail": f"{n} more {kind} alerts in {self.window:g} s were not journaled "
-                              f"one by one (more than {self.limit})",
-                }))
+                out.append(Alert(
+                    round=None, kind=kind, severity="warning",
+                    detail=f"{n} more {kind} alerts in {self.window:g} s were not journaled "
+                           f"one by one (more than {self.limit})",
+                ))
         return out
 
 
-def _without_seq(event: dict[str, Any]) -> dict[str, Any]:
-    event.pop("seq")
-    return event
+#: What a restart replays: every type but heartbeats (they change nothing, and are most of
+#: an idle table's journal).
+_REPLAYED_TYPES = tuple(t for t in EVENT_CLASSES if t != "heartbeat")

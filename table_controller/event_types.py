@@ -30,7 +30,9 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeAlias, TypeVar, cast
 
 import msgspec
-from msgspec import UNSET, Meta, UnsetType, field
+from msgspec import UNSET as UNSET
+from msgspec import Meta, field
+from msgspec import UnsetType as UnsetType
 
 from table_controller.errors import TableError
 
@@ -63,7 +65,7 @@ class UnknownEventType(EventError):
     """A well-formed message of a type this version does not know: consumers skip it."""
 
 
-class _Event(msgspec.Struct, frozen=True, kw_only=True):
+class EventBase(msgspec.Struct, frozen=True, kw_only=True):
     """The common fields of every event.
 
     The machine builds an event *unstamped*, with only ``round`` and its payload; the
@@ -82,7 +84,7 @@ class _Event(msgspec.Struct, frozen=True, kw_only=True):
     round: str | None = None
 
 
-class TableStateChanged(_Event, frozen=True, kw_only=True):
+class TableStateChanged(EventBase, frozen=True, kw_only=True):
     """``table.state``: the table entered ``state``; a pause says its cause and what it awaits."""
 
     type: Literal["table.state"] = "table.state"
@@ -96,9 +98,12 @@ class TableStateChanged(_Event, frozen=True, kw_only=True):
     awaiting: Literal["card"] | None | UnsetType = UNSET
     #: added: the supervisor who resumed or accepted the shoe
     by: str | UnsetType = UNSET
+    #: added: the card the shoe gave, when the pause awaits its confirmation (``source-mismatch``:
+    #: the camera saw another card or none); a supervisor confirms it with ``resume --card``
+    shoe_card: CardCode | UnsetType = UNSET
 
 
-class RoundStarted(_Event, frozen=True, kw_only=True):
+class RoundStarted(EventBase, frozen=True, kw_only=True):
     """``round.start``: betting is open for ``betting_seconds``."""
 
     type: Literal["round.start"] = "round.start"
@@ -108,13 +113,13 @@ class RoundStarted(_Event, frozen=True, kw_only=True):
     by: str | None | UnsetType = UNSET
 
 
-class BettingClosed(_Event, frozen=True, kw_only=True):
+class BettingClosed(EventBase, frozen=True, kw_only=True):
     """``betting.closed``: no more bets; dealing starts."""
 
     type: Literal["betting.closed"] = "betting.closed"
 
 
-class CardDealt(_Event, frozen=True, kw_only=True):
+class CardDealt(EventBase, frozen=True, kw_only=True):
     """``card``: a card went to ``position`` (``burn`` for a burn card) as its ``index``-th card."""
 
     type: Literal["card"] = "card"
@@ -134,7 +139,7 @@ class HandSummary(msgspec.Struct, frozen=True, kw_only=True):
     points: int | None
 
 
-class RoundResult(_Event, frozen=True, kw_only=True):
+class RoundResult(EventBase, frozen=True, kw_only=True):
     """``round.result``: the hands, the game's outcome and every bet's net win per unit staked."""
 
     type: Literal["round.result"] = "round.result"
@@ -144,7 +149,7 @@ class RoundResult(_Event, frozen=True, kw_only=True):
     payouts: dict[str, MoneyText]
 
 
-class RoundVoided(_Event, frozen=True, kw_only=True):
+class RoundVoided(EventBase, frozen=True, kw_only=True):
     """``round.void``: the round is cancelled and every bet refunded."""
 
     type: Literal["round.void"] = "round.void"
@@ -154,7 +159,7 @@ class RoundVoided(_Event, frozen=True, kw_only=True):
     by: str | UnsetType = UNSET
 
 
-class Alert(_Event, frozen=True, kw_only=True):
+class Alert(EventBase, frozen=True, kw_only=True):
     """``alert``: something the floor must know about (a critical alert pauses the table)."""
 
     type: Literal["alert"] = "alert"
@@ -173,7 +178,7 @@ class DeckAudit(msgspec.Struct, frozen=True, kw_only=True):
     complete: bool
 
 
-class ShoeChanged(_Event, frozen=True, kw_only=True):
+class ShoeChanged(EventBase, frozen=True, kw_only=True):
     """``shoe``: a new shoe was loaded, the cut card came out, or the shoe is empty."""
 
     type: Literal["shoe"] = "shoe"
@@ -190,14 +195,14 @@ class ShoeChanged(_Event, frozen=True, kw_only=True):
     audit: DeckAudit | UnsetType = UNSET
 
 
-class Heartbeat(_Event, frozen=True, kw_only=True):
+class Heartbeat(EventBase, frozen=True, kw_only=True):
     """``heartbeat``: sent once a second when nothing else was."""
 
     type: Literal["heartbeat"] = "heartbeat"
     state: TableStateName
 
 
-class Checkpoint(_Event, frozen=True, kw_only=True):
+class CheckpointSigned(EventBase, frozen=True, kw_only=True):
     """``checkpoint`` (added type, docs/events.md): the table's signature over seq ``covers``."""
 
     type: Literal["checkpoint"] = "checkpoint"
@@ -206,26 +211,26 @@ class Checkpoint(_Event, frozen=True, kw_only=True):
     sig: str
 
 
-E = TypeVar("E", bound="_Event")
+E = TypeVar("E", bound="EventBase")
 
 Event: TypeAlias = (
     TableStateChanged | RoundStarted | BettingClosed | CardDealt | RoundResult | RoundVoided | Alert
-    | ShoeChanged | Heartbeat | Checkpoint
+    | ShoeChanged | Heartbeat | CheckpointSigned
 )
 
 
 
-def _type_name(cls: type[_Event]) -> str:
+def _type_name(cls: type[EventBase]) -> str:
     name: str = next(f.default for f in msgspec.structs.fields(cls) if f.name == "type")
     return name
 
 
 #: events.md type name -> its class.
-EVENT_CLASSES: dict[str, type[_Event]] = {
+EVENT_CLASSES: dict[str, type[EventBase]] = {
     _type_name(cls): cls
     for cls in (
         TableStateChanged, RoundStarted, BettingClosed, CardDealt, RoundResult, RoundVoided, Alert,
-        ShoeChanged, Heartbeat, Checkpoint,
+        ShoeChanged, Heartbeat, CheckpointSigned,
     )
 }
 
@@ -393,12 +398,12 @@ def numbered(event: E, seq: int) -> E:
     return msgspec.structs.replace(event, seq=seq)
 
 
-def encode_event(event: Event) -> bytes:
+def encode_event(event: EventBase) -> bytes:
     """Compact JSON of a typed event, the bytes the journal stores and the wire carries."""
     return _ENCODER.encode(event)
 
 
-def as_dict(event: Event) -> dict[str, Any]:
+def as_dict(event: EventBase) -> dict[str, Any]:
     """The event as a plain dict in wire order (fields left unset are absent)."""
     out: dict[str, Any] = msgspec.to_builtins(event)
     return out

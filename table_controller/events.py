@@ -17,9 +17,13 @@ from table_controller.event_types import (
     VERSION,
     AlertKind,
     CardSource,
+    Event,
+    EventBase,
     EventError,
     Severity,
     TableStateName,
+    decode_event,
+    encode_event,
     event_from_dict,
     format_ts,
     parse_ts,
@@ -41,15 +45,15 @@ CARD_SOURCES: tuple[str, ...] = get_args(CardSource)
 
 def make_event(
     *, table: str, seq: int, ts: float, type: str, game: str, round: str | None, **payload: Any
-) -> dict[str, Any]:
-    """An event dict with the common fields first, checked against its type."""
+) -> Event:
+    """A complete, checked event of ``type`` (for tools and tests that script a stream;
+    the controller builds the event types directly)."""
     event: dict[str, Any] = {
         "v": VERSION, "table": table, "seq": seq, "ts": format_ts(ts), "type": type,
         "game": game, "round": round,
     }
     event.update(payload)
-    validate(event)
-    return event
+    return event_from_dict(event)
 
 
 def validate(event: dict[str, Any]) -> None:
@@ -62,13 +66,14 @@ def validate(event: dict[str, Any]) -> None:
     event_from_dict(event)
 
 
-def topic(event: dict[str, Any]) -> str:
+def topic(event: EventBase) -> str:
     """The PUB topic ``<table>.<type>``, e.g. ``T01.card``."""
-    return f"{event['table']}.{event['type']}"
+    return f"{event.table}.{event.type}"
 
 
 def to_json(event: dict[str, Any]) -> str:
-    """Compact JSON text of an event (what the journal stores and the wire carries).
+    """Compact JSON text of an event dict, as the journal stores it (typed events:
+    :func:`~table_controller.event_types.encode_event`, which writes the same bytes).
 
     Raises EventError for a non-finite number: ``Infinity`` is not JSON, and a
     browser's ``JSON.parse`` would refuse the event (and freeze a floor screen).
@@ -79,22 +84,17 @@ def to_json(event: dict[str, Any]) -> str:
         raise EventError(f"{event.get('type')} event: {e} (not JSON)") from e
 
 
-def encode(event: dict[str, Any]) -> list[bytes]:
+def encode(event: EventBase) -> list[bytes]:
     """The two frames of a published event: topic and JSON, both UTF-8."""
-    return [topic(event).encode(), to_json(event).encode()]
+    return [topic(event).encode(), encode_event(event)]
 
 
-def decode(frames: list[bytes]) -> dict[str, Any]:
-    """Parse a published message; raises :class:`EventError` on anything malformed."""
+def decode(frames: list[bytes]) -> Event:
+    """The typed event of a published message; raises :class:`EventError` on anything malformed
+    (not two frames, not an event of events.md, a topic that is not the event's)."""
     if len(frames) != 2:
         raise EventError(f"expected 2 frames (topic, JSON), got {len(frames)}")
-    try:
-        event: dict[str, Any] = json.loads(frames[1].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:  # ValueError: bad JSON, a 5000-digit number
-        raise EventError(f"event body is not UTF-8 JSON: {e}"[:300]) from None
-    except RecursionError:
-        raise EventError("event body is JSON nested too deep") from None
-    validate(event)
-    if frames[0].decode("utf-8", "replace") != topic(event):
-        raise EventError(f"topic {frames[0]!r} does not match event {topic(event)!r}")
+    event = decode_event(frames[1])
+    if frames[0] != topic(event).encode():
+        raise EventError(f"topic {frames[0][:80]!r} does not match event {topic(event)!r}")
     return event

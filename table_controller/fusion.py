@@ -128,7 +128,8 @@ class CardFusion:
             settled += 1
             if seen.code != head.code:
                 out.append(i.CameraMismatch(
-                    f"the shoe read {head.code}, the camera read {seen.code} at {_name(slot)}"
+                    f"the shoe read {head.code}, the camera read {seen.code} at {_name(slot)}",
+                    shoe_card=head.code,
                 ))
                 break
             out.append(i.CardPresented(head.code, "shoe+camera", head.shoe_count))
@@ -168,7 +169,9 @@ class CardFusion:
             late = self.pending.pop(0)
             for waiting in self.pending:  # the next cards' wait starts after this one is settled
                 waiting.since = max(waiting.since, now)
-            return [i.CameraMismatch(f"the camera did not see card {late.code} within {self.confirm_seconds:g} s")]
+            return [i.CameraMismatch(
+                f"the camera did not see card {late.code} within {self.confirm_seconds:g} s", shoe_card=late.code
+            )]
         awaited = {p.code for p in self.pending}
         for k, seen in enumerate(self.unmatched):
             # A camera card may be ahead of a shoe frame that the link is still re-sending:

@@ -9,6 +9,7 @@ import threading
 import time
 from typing import Any
 
+from table_controller.event_types import Event, EventBase, event_from_dict
 from table_controller.events import make_event
 from table_controller.publish import EventPublisher
 from table_controller.rules import load_game
@@ -25,13 +26,13 @@ class FakeTable:
         self.game = game
         self.clock = clock
         self.seq = publisher.last_seq
-        self.journal: list[dict[str, Any]] = []
+        self.journal: list[Event] = []
         self.round: str | None = None
         self.rounds = 0
         self._lock = threading.Lock()  # heartbeats may come from another thread
         self.state = "idle"
 
-    def emit(self, type: str, **payload: Any) -> dict[str, Any]:
+    def emit(self, type: str, **payload: Any) -> Event:
         with self._lock:
             if type == "heartbeat" and payload.get("state") is None:
                 payload["state"] = self.state  # read under the lock: never stale
@@ -44,14 +45,14 @@ class FakeTable:
             self.publisher.publish(event)
             return event
 
-    def heartbeat(self, state: str | None = None) -> dict[str, Any]:
+    def heartbeat(self, state: str | None = None) -> Event:
         """A heartbeat carrying the table's current state (or ``state``)."""
         return self.emit("heartbeat", state=state)
 
-    def new_shoe(self, count: int = 416) -> dict[str, Any]:
+    def new_shoe(self, count: int = 416) -> Event:
         return self.emit("shoe", event="new", count=count)
 
-    def open_round(self, betting_seconds: int = 15) -> list[dict[str, Any]]:
+    def open_round(self, betting_seconds: int = 15) -> list[Event]:
         self.rounds += 1
         self.round = f"{self.table}-{self.rounds:06d}"
         return [
@@ -59,7 +60,7 @@ class FakeTable:
             self.emit("round.start", variant="baccarat", betting_seconds=betting_seconds),
         ]
 
-    def deal(self, cards: list[str]) -> list[dict[str, Any]]:
+    def deal(self, cards: list[str]) -> list[Event]:
         """Close betting and deal ``cards`` (shoe order); returns the card events."""
         game = load_game("baccarat")
         deal, used = game.deal(parse_cards(cards))
@@ -76,7 +77,7 @@ class FakeTable:
                                     code=hands[position]["cards"][index], source="shoe"))
         return events
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[Event]:
         result = self._result
         events = [
             self.emit("table.state", state="result", reason=None),
@@ -87,7 +88,7 @@ class FakeTable:
         events.append(self.emit("table.state", state="idle", reason=None))
         return events
 
-    def play_round(self, cards: list[str]) -> list[dict[str, Any]]:
+    def play_round(self, cards: list[str]) -> list[Event]:
         return [*self.open_round(), *self.deal(cards), *self.finish()]
 
 
@@ -95,3 +96,8 @@ class FakeTable:
 BANKER_ROUND = ["QH", "8S", "3C", "QD"]            # player 3, banker natural 8
 PLAYER_ROUND = ["4H", "KS", "3D", "5C", "9H"]      # player 7, banker 4 after drawing
 TIE_ROUND = ["9H", "9C", "KD", "KC"]               # natural 9 each
+
+
+def as_event(event: Event | dict[str, Any]) -> Event:
+    """The typed event of what a test scripted: an event already, or an event dict."""
+    return event if isinstance(event, EventBase) else event_from_dict(event)  # type: ignore[return-value]

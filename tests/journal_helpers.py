@@ -13,8 +13,11 @@ from __future__ import annotations
 import random
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import msgspec
+
+from table_controller.event_types import EVENT_CLASSES, Event
 from table_controller.events import format_ts, to_json
 from table_controller.journal import GENESIS, Journal, chain_hash
 from table_controller.rules import Game, load_game
@@ -42,24 +45,29 @@ class TickingClock:
 def draft(
     type: str, round: str | None, *, clock: TickingClock, table: str = TABLE,
     game: str = "baccarat", **payload: Any,
-) -> dict[str, Any]:
-    """One event draft (no seq), common fields in events.md order."""
-    event: dict[str, Any] = {
-        "v": 1, "table": table, "ts": clock.ts(), "type": type, "game": game, "round": round,
-    }
-    event.update(payload)
-    return event
+) -> Event:
+    """One stamped, unnumbered event (what the controller gives the journal).
+
+    Nested payloads (a result's hands) become their types; a draft that breaks its type
+    on purpose is built as given, so that the journal's own check can be tested.
+    """
+    cls = EVENT_CLASSES[type]
+    fields: dict[str, Any] = {"table": table, "ts": clock.ts(), "game": game, "round": round, **payload}
+    try:
+        return cast(Event, msgspec.convert(fields, cls))
+    except msgspec.ValidationError:
+        return cast(Event, cls(**fields))
 
 
 def round_drafts(
     game: Game, shoe: list[int], round_id: str, *, clock: TickingClock, table: str = TABLE,
     betting_seconds: int = 15, source: str = "shoe",
-) -> tuple[list[dict[str, Any]], int]:
+) -> tuple[list[Event], int]:
     """Drafts of one complete round dealt from the front of ``shoe``; and the cards used."""
     deal, used = game.deal(shoe)
     g = game.variant.game
 
-    def d(type: str, **payload: Any) -> dict[str, Any]:
+    def d(type: str, **payload: Any) -> Event:
         return draft(type, round_id, clock=clock, table=table, game=g, **payload)
 
     drafts = [
@@ -78,7 +86,7 @@ def round_drafts(
 def write_rounds(
     journal: Journal, variant: str = "baccarat", rounds: int = 3, *, seed: int = 7,
     clock: TickingClock | None = None, first_round: int = 1,
-) -> list[dict[str, Any]]:
+) -> list[Event]:
     """Append ``rounds`` complete rounds as a live table would; return the committed events.
 
     The four opening events go in one transaction, each card in its own with the
@@ -91,7 +99,7 @@ def write_rounds(
     shoe = shuffled_shoe(game.decks, rng)
     link = journal.link_state
     shoe_seq = link[1] if link else 0
-    committed: list[dict[str, Any]] = []
+    committed: list[Event] = []
     for n in range(first_round, first_round + rounds):
         if game.shuffle_every_round or len(shoe) < 10:
             shoe = shuffled_shoe(game.decks, rng)

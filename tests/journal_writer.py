@@ -29,12 +29,12 @@ def main(path: str, seed: int) -> None:
 
     def commit(drafts: list[dict], link: tuple[str, int] | None = None) -> None:
         events = journal.append(drafts, link=link)
-        sys.stdout.write(f"{events[-1]['seq']} {shoe_seq}\n")
+        sys.stdout.write(f"{events[-1].seq} {shoe_seq}\n")
         sys.stdout.flush()
 
     unsettled = journal.round_in_progress()
     if unsettled:
-        round_id = unsettled[0]["round"]
+        round_id = unsettled[0].round
         commit([
             draft("round.void", round_id, clock=clock, reason="controller restarted", refund=True),
             draft("table.state", None, clock=clock, state="idle", reason="recovered"),

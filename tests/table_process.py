@@ -8,7 +8,6 @@ then sends heartbeats every 0.1 s until killed. Prints "ready" once bound.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -19,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fake_table import FakeTable  # noqa: E402
 
+from table_controller.event_types import Event, decode_event, encode_event  # noqa: E402
 from table_controller.publish import EventPublisher  # noqa: E402
 
 
@@ -28,13 +28,13 @@ class JournaledTable(FakeTable):
     def __init__(self, publisher: EventPublisher, journal: Path) -> None:
         super().__init__(publisher)
         self.file = journal.open("a", encoding="utf-8")
-        self.rounds = sum(1 for e in self.previous(journal) if e["type"] == "round.start")
+        self.rounds = sum(1 for e in self.previous(journal) if e.type == "round.start")
 
     @staticmethod
-    def previous(journal: Path) -> list[dict]:
+    def previous(journal: Path) -> list[Event]:
         if not journal.exists():
             return []
-        return [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+        return [decode_event(line) for line in journal.read_text().splitlines() if line.strip()]
 
     def emit(self, type: str, **payload):  # type: ignore[override]
         publish, self.publisher = self.publisher, _Journal(self)
@@ -50,8 +50,8 @@ class _Journal:
     def __init__(self, table: JournaledTable) -> None:
         self.table = table
 
-    def publish(self, event: dict) -> None:
-        self.table.file.write(json.dumps(event) + "\n")
+    def publish(self, event: Event) -> None:
+        self.table.file.write(encode_event(event).decode("utf-8") + "\n")
         self.table.file.flush()
         os.fsync(self.table.file.fileno())
 

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 import zmq
-from fake_table import BANKER_ROUND, PLAYER_ROUND, TIE_ROUND, FakeTable
+from fake_table import BANKER_ROUND, PLAYER_ROUND, TIE_ROUND, FakeTable, as_event
 
 from table_controller.client import Snapshot, TableClient
-from table_controller.event_types import CardDealt, Heartbeat, RoundResult, TableStatus, event_from_dict
+from table_controller.event_types import CardDealt, Heartbeat, RoundResult, TableStatus, as_dict, decode_event
 from table_controller.events import encode, make_event
 from table_controller.publish import EventPublisher
 
@@ -69,7 +69,7 @@ class Collector:
 
 def typed(events: list[dict]) -> list:
     """The typed events the client yields for these event dicts."""
-    return [event_from_dict(e) for e in events]
+    return [as_event(e) for e in events]
 
 
 def is_snapshot(item) -> bool:
@@ -112,13 +112,13 @@ def test_gap_in_seq_makes_the_client_snapshot_again(context):
             publisher.prime([lost])  # in the snapshot, never sent: the wire lost it
             table.seq += 1
             after = table.heartbeat()
-            items = collector.until(lambda i: i.seq == after["seq"])
+            items = collector.until(lambda i: i.seq == after.seq)
             snapshot = items[-1]
             assert is_snapshot(snapshot)
             assert snapshot.state == TableStatus(state="paused", reason="lost on the wire")
             assert collector.client.stats.gaps == 1
             follow = table.heartbeat()
-            assert collector.next() == event_from_dict(follow)
+            assert collector.next() == as_event(follow)
         finally:
             collector.close()
 
@@ -139,14 +139,14 @@ def test_controller_restart_continues_seq_without_duplicate_result():
             second.prime(table.journal)
             table.publisher = second
             round_two = table.play_round(TIE_ROUND)
-            items = collector.until(lambda i: i.seq == round_two[-1]["seq"] or
-                                    (is_snapshot(i) and i.seq >= round_two[-1]["seq"]),
+            items = collector.until(lambda i: i.seq == round_two[-1].seq or
+                                    (is_snapshot(i) and i.seq >= round_two[-1].seq),
                                     drive=table.heartbeat)
             later = table.heartbeat()
             items.append(collector.next())
-            assert items[-1] == event_from_dict(later)
+            assert items[-1] == as_event(later)
         results: list[str] = []
-        last_seq = round_one[-1]["seq"]
+        last_seq = round_one[-1].seq
         for item in items:
             assert item.seq > last_seq  # seq continuity: never back, never twice
             last_seq = item.seq
@@ -201,7 +201,7 @@ def test_malformed_messages_are_logged_and_skipped(context, caplog):
             raw.pub.send_multipart([b"T01.alert", card % (raw.seq + 1, b',"source":"shoe"')])
             raw.pub.send_multipart([b"T01.card", b'{"type":"card","x":' + b"[" * 5000 + b"]" * 5000 + b"}"])
             good = raw.send(type="table.state", state="betting", reason=None)
-            assert collector.next() == event_from_dict(good)
+            assert collector.next() == as_event(good)
             assert collector.client.stats.malformed == 5
             assert collector.client.stats.gaps == 0
             messages = [r.getMessage() for r in caplog.records]
@@ -227,14 +227,14 @@ def test_events_of_an_unknown_type_are_skipped_without_a_gap_and_logged_once(con
                 raw.pub.send_multipart([b"T01.dance", b'{"v":1,"table":"T01","seq":%d,"ts":"x",'
                                         b'"type":"dance","game":"baccarat","round":null}' % raw.seq])
             good = raw.send(type="table.state", state="betting", reason=None)
-            assert collector.next() == event_from_dict(good)
+            assert collector.next() == as_event(good)
             assert collector.items.empty()
             assert collector.client.stats.unknown_types == 2
             assert collector.client.stats.malformed == 0
             assert collector.client.stats.gaps == 0
             assert collector.client.stats.snapshots == 1
             unknown = [r.getMessage() for r in caplog.records if "unknown type" in r.getMessage()]
-            first = good["seq"] - 2
+            first = good.seq - 2
             assert unknown == [f"table T01: skipping events of unknown type 'dance' (seq {first}); later ones silently"]
         finally:
             collector.close()
@@ -313,15 +313,15 @@ def test_controller_killed_and_restarted_display_keeps_seq_and_counts_each_resul
             second.wait(5)
     finally:
         collector.close()
-    journaled = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert [e["seq"] for e in journaled] == list(range(1, len(journaled) + 1))  # seq continues
+    journaled = [decode_event(line) for line in journal.read_text().splitlines()]
+    assert [e.seq for e in journaled] == list(range(1, len(journaled) + 1))  # seq continues
     last = 0
     for item in items:
         assert item.seq > last or (is_snapshot(item) and item.seq >= last)
         last = item.seq
         assert view.apply(item)
         if not is_snapshot(item):
-            assert item == event_from_dict(journaled[item.seq - 1])  # what the controller journaled
+            assert item == as_event(journaled[item.seq - 1])  # what the controller journaled
     assert [h["round"] for h in view.view(0)["history"]] == ["T01-000001", "T01-000002"]
     assert [h["label"] for h in view.view(0)["history"]] == ["B", "P"]
 
@@ -425,8 +425,8 @@ def test_a_snapshot_and_an_event_encode_as_the_json_of_contract_version_1():
     snapshot = Snapshot(table="T01", seq=3, state=TableStatus(state="dealing", reason=None),
                         round=typed([start, card]), history=[], shoe=typed([shoe]))
     expected = {"type": "snapshot", "table": "T01", "seq": 3, "state": {"state": "dealing", "reason": None},
-                "round": [start, card], "history": [], "shoe": [shoe]}
+                "round": [as_dict(start), as_dict(card)], "history": [], "shoe": [as_dict(shoe)]}
     assert json.loads(encode_item(snapshot)) == expected
     assert list(json.loads(encode_item(snapshot))) == list(expected)  # the order display --json printed
     assert item_as_dict(snapshot) == expected
-    assert encode_item(event_from_dict(card)) == json.dumps(card, separators=(",", ":")).encode()
+    assert encode_item(card) == json.dumps(as_dict(card), separators=(",", ":")).encode()

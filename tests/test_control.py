@@ -12,6 +12,7 @@ from table_controller.cli.supervise_cmd import send_request
 from table_controller.config import DEFAULT_PINS
 from table_controller.control import ControlServer, token_digest
 from table_controller.controller import TableController
+from table_controller.event_types import TableStateChanged
 from table_controller.journal import Journal
 from table_controller.panel import DealerPanel
 from table_controller.rules import load_game
@@ -63,8 +64,8 @@ def test_press_status_and_a_supervised_no_read(table) -> None:
     assert answer["ok"] is True
     card = [e for e in answer["events"] if e["type"] == "card"][0]
     assert (card["position"], card["code"], card["source"]) == ("b", "KD", "manual")
-    resumed = [e for e in controller.journal.events() if e["type"] == "table.state"][-1]
-    assert resumed["by"] == "supervisor maria (token)"
+    resumed = [e for e in controller.journal.events() if isinstance(e, TableStateChanged)][-1]
+    assert resumed.by == "supervisor maria (token)"
 
 
 def test_void_needs_a_token_and_is_journaled_with_who(table) -> None:
@@ -200,8 +201,8 @@ def test_a_control_socket_that_fails_anyway_is_reopened_and_an_alert_says_so(tab
 
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        alerts = [e for e in controller.journal.events(types=["alert"]) if "control socket failed" in e["detail"]]
+        alerts = [e for e in controller.journal.events(types=["alert"]) if "control socket failed" in e.detail]
         if alerts:
             break
         time.sleep(0.05)
-    assert alerts and alerts[0]["severity"] == "warning"
+    assert alerts and alerts[0].severity == "warning"

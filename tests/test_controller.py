@@ -11,6 +11,7 @@ from gpiozero.pins.mock import MockFactory
 
 from table_controller.config import DEFAULT_PINS
 from table_controller.controller import TableController
+from table_controller.event_types import BettingClosed
 from table_controller.journal import Journal, verify_journal
 from table_controller.panel import DealerPanel
 from table_controller.rules import load_game
@@ -68,10 +69,10 @@ def test_panel_buttons_drive_a_round_and_lamps_follow(tmp_path: Path, factory: M
         c.post(i.CardPresented(code))
     drain(c)
     assert c.machine.state == "result" and lamps(factory) == (False, False, False)
-    types = [e["type"] for e in c.journal.events()]
+    types = [e.type for e in c.journal.events()]
     assert types == ["round.start", "table.state", "betting.closed", "table.state",
                      "card", "card", "card", "card", "round.result", "table.state"]
-    assert [e["seq"] for e in c.journal.events()] == list(range(1, 11))
+    assert [e.seq for e in c.journal.events()] == list(range(1, 11))
     assert verify_journal(tmp_path / "T01.sqlite").ok
 
 
@@ -97,8 +98,8 @@ def test_supervisor_key_turns_void_request_into_a_void(tmp_path: Path, factory: 
     factory.pin(DEFAULT_PINS["supervisor_key"]).drive_low()  # key switch on
     press(factory, "void_request")
     drain(c)
-    void = [e for e in c.journal.events() if e["type"] == "round.void"]
-    assert len(void) == 1 and void[0]["by"] == "panel key switch" and void[0]["refund"] is True
+    void = [e for e in c.journal.events() if e.type == "round.void"]
+    assert len(void) == 1 and void[0].by == "panel key switch" and void[0].refund is True
     assert c.machine.state == "idle"
 
 
@@ -126,8 +127,8 @@ def test_restart_continues_seq_and_resumes_the_round(tmp_path: Path, factory: Mo
         c2.post(i.CardPresented(code))
     drain(c2)
     events = list(c2.journal.events())
-    assert events[last]["seq"] == last + 1
-    assert [e["type"] for e in events].count("round.result") == 1
+    assert events[last].seq == last + 1
+    assert [e.type for e in events].count("round.result") == 1
     assert verify_journal(tmp_path / "T01.sqlite").ok
 
 
@@ -139,8 +140,8 @@ def test_restart_with_void_policy_voids_the_round_once(tmp_path: Path, factory: 
     c.journal.close()
     factory.reset()
     c2 = make(tmp_path, factory, "teen-patti-2020", interrupted_round="void")
-    voids = [e for e in c2.journal.events() if e["type"] == "round.void"]
-    assert len(voids) == 1 and voids[0]["reason"] == "controller restarted during the round"
+    voids = [e for e in c2.journal.events() if e.type == "round.void"]
+    assert len(voids) == 1 and voids[0].reason == "controller restarted during the round"
     assert c2.machine.state == "idle"
 
 
@@ -150,7 +151,7 @@ def test_loop_sends_heartbeats_when_idle(tmp_path: Path, factory: MockFactory) -
     c = TableController(game, journal, table="T01", has_shoe=False, heartbeat_seconds=0.05)
     stop = threading.Event()
     beats = threading.Semaphore(0)
-    c.listeners.append(lambda e: beats.release() if e["type"] == "heartbeat" else None)
+    c.listeners.append(lambda e: beats.release() if e.type == "heartbeat" else None)
     loop = threading.Thread(target=c.run, args=(stop,))
     loop.start()
     try:
@@ -158,8 +159,8 @@ def test_loop_sends_heartbeats_when_idle(tmp_path: Path, factory: MockFactory) -
     finally:
         stop.set()
         loop.join()
-    heartbeats = [e for e in journal.events() if e["type"] == "heartbeat"]
-    assert len(heartbeats) >= 3 and heartbeats[0]["state"] == "idle"
+    heartbeats = [e for e in journal.events() if e.type == "heartbeat"]
+    assert len(heartbeats) >= 3 and heartbeats[0].state == "idle"
 
 
 def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
@@ -179,12 +180,12 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
     c.step(i.CardPresented("4S", "shoe"))  # the round's last card, not yet seen by the camera
     c.step(i.CardPresented("9H", "shoe"))  # one card too many, drawn before the round was settled
     events = c.step(CameraSaw("b", 2, "4S"))
-    assert [e["type"] for e in events][:3] == ["alert", "round.void", "table.state"]
-    assert events[0]["kind"] == "wrong-order"
-    assert events[1]["reason"] == "misdeal: card 9H left the shoe after the round's last card 4S"
-    leftover = [e for e in events if e["type"] == "alert"][1:]
-    assert [a["detail"] for a in leftover] == ["card 9H drawn outside a round"]
-    assert not [e for e in journal.events() if e["type"] == "round.result"]
+    assert [e.type for e in events][:3] == ["alert", "round.void", "table.state"]
+    assert events[0].kind == "wrong-order"
+    assert events[1].reason == "misdeal: card 9H left the shoe after the round's last card 4S"
+    leftover = [e for e in events if e.type == "alert"][1:]
+    assert [a.detail for a in leftover] == ["card 9H drawn outside a round"]
+    assert not [e for e in journal.events() if e.type == "round.result"]
 
 
 class RecordingShoe:
@@ -235,9 +236,9 @@ def test_a_round_starts_only_after_the_shoe_confirms_the_lock_so_a_late_card_sta
     assert c.machine.state == "idle"
     frame(shoe.ShoeStatus, True, False, 22)
     assert c.machine.state == "betting"
-    alerts = [e for e in journal.events() if e["type"] == "alert"]
-    assert [a["detail"] for a in alerts] == ["card 8C drawn outside a round"]
-    assert not [e for e in journal.events() if e["type"] == "card"]
+    alerts = [e for e in journal.events() if e.type == "alert"]
+    assert [a.detail for a in alerts] == ["card 8C drawn outside a round"]
+    assert not [e for e in journal.events() if e.type == "card"]
 
 
 def test_a_start_the_shoe_never_confirms_is_rejected_not_kept_forever(tmp_path: Path) -> None:
@@ -374,7 +375,7 @@ def test_an_alert_flood_is_journaled_once_per_kind_up_to_the_limit_then_summaris
     c.clock.now += ALERT_WINDOW
     c.step(i.Tick())
     summary = list(c.journal.events(types=["alert"]))[-1]
-    assert summary["detail"] == (
+    assert summary.detail == (
         f"{200 - ALERTS_PER_WINDOW} more wrong-order alerts in "
         f"{ALERT_WINDOW:g} s were not journaled one by one (more than "
         f"{ALERTS_PER_WINDOW})"
@@ -393,7 +394,7 @@ def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_jour
 
     def broken(event, now):  # type: ignore[no-untyped-def]
         if isinstance(event, i.CloseBetting):
-            c.machine._emit("betting.closed", c.machine.round_id)  # half-applied, then a bug
+            c.machine._emit(BettingClosed(round=c.machine.round_id))  # half-applied, then a bug
             raise RuntimeError("a bug")
         return real(event, now)
 
@@ -402,7 +403,7 @@ def test_an_input_no_rule_foresaw_is_refused_and_the_table_rebuilt_from_its_jour
     drain(c)
     assert c.machine.state == "betting"  # rebuilt from the journal: the half-applied step is gone
     alert = list(c.journal.events(types=["alert"]))[-1]
-    assert alert["severity"] == "critical" and "RuntimeError: a bug" in alert["detail"]
+    assert alert.severity == "critical" and "RuntimeError: a bug" in alert.detail
     c.post(i.CloseBetting())
     drain(c)
     assert c.machine.state == "dealing"  # the table runs on

@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import logging
 
+from fake_table import as_event
 from rich.console import Console
 
 from table_controller.client import Snapshot
 from table_controller.display.model import TableView, banner_of
 from table_controller.display.scoreboard import bead_plate, big_road
 from table_controller.display.terminal import render
-from table_controller.event_types import Event, TableStatus, event_from_dict
+from table_controller.event_types import Event, TableStatus
 from table_controller.events import make_event
 
 T0 = 1_800_000_000.0
@@ -26,7 +27,7 @@ class Script:
 
     def __call__(self, type: str, ts: float = T0, **payload) -> Event:
         self.seq += 1
-        return event_from_dict(make_event(table="T01", seq=self.seq, ts=ts, type=type, game="baccarat",
+        return as_event(make_event(table="T01", seq=self.seq, ts=ts, type=type, game="baccarat",
                                           round=self.round, **payload))
 
     def result(self, winner: str, player: list[str], banker: list[str], p: int, b: int,
@@ -140,10 +141,10 @@ def test_bead_plate_fills_columns_of_six():
 
 
 def test_banners_of_other_games_and_void():
-    void = event_from_dict(make_event(table="T01", seq=1, ts=T0, type="round.void", game="baccarat",
+    void = as_event(make_event(table="T01", seq=1, ts=T0, type="round.void", game="baccarat",
                                       round="R", reason="shoe fault", refund=True))
     assert banner_of(void) == "ROUND VOID: shoe fault"
-    three_face = event_from_dict(make_event(table="T01", seq=2, ts=T0, type="round.result",
+    three_face = as_event(make_event(table="T01", seq=2, ts=T0, type="round.result",
                                             game="three-face", round="R", hands={},
                                             outcome={"player1": "win", "player2": "tie"}, payouts={}))
     assert banner_of(three_face) == "PLAYER1 WIN · PLAYER2 TIE"

@@ -15,6 +15,7 @@ import zmq
 from fake_table import BANKER_ROUND, FakeTable
 
 from table_controller.cli import main
+from table_controller.event_types import as_dict
 from table_controller.publish import EventPublisher
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +47,9 @@ def test_display_json_prints_snapshot_then_events_and_stops_on_sigterm():
             assert first is not None and first["type"] == "snapshot"
             assert [e["round"] for e in first["history"]] == ["T01-000001"]
             event = table.emit("table.state", state="closed", reason="end of shift")
-            while (item := json.loads(lines.get(timeout=10)))["seq"] != event["seq"]:
+            while (item := json.loads(lines.get(timeout=10)))["seq"] != event.seq:
                 assert item["type"] == "heartbeat"
-            assert item == event
+            assert item == as_dict(event)
             display.send_signal(signal.SIGTERM)
             assert display.wait(10) == 0
         finally:

@@ -3,13 +3,15 @@ display that saw every event shows, wherever the snapshot is taken."""
 
 from __future__ import annotations
 
+import msgspec
+from fake_table import as_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from table_controller.client import Snapshot
 from table_controller.display.model import TableView
-from table_controller.event_types import decode_snapshot_reply, event_from_dict
-from table_controller.events import make_event, to_json
+from table_controller.event_types import decode_snapshot_reply
+from table_controller.events import make_event
 from table_controller.publish import SnapshotState
 from table_controller.rules import load_game
 from table_controller.rules.cards import parse_cards
@@ -96,8 +98,8 @@ def test_late_joiner_sees_what_a_full_viewer_sees(actions, data):
     snapshot = SnapshotState()
     snapshot.prime(events[:k])
     late, full = TableView("T01"), TableView("T01")
-    assert late.apply(Snapshot.of("T01", decode_snapshot_reply(to_json(snapshot.reply()))))
-    typed = [event_from_dict(e) for e in events]
+    assert late.apply(Snapshot.of("T01", decode_snapshot_reply(msgspec.json.encode(snapshot.reply()))))
+    typed = [as_event(e) for e in events]
     for event in typed[k:]:
         assert late.apply(event)
     for event in typed:

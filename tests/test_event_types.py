@@ -207,10 +207,10 @@ def test_a_snapshot_reply_decodes_typed_and_the_schema_describes_it(
 
     state = SnapshotState()
     for body in RECORDED:
-        event = json.loads(body)
-        if event["table"] == "T09":
+        event = et.decode_event(body)
+        if event.table == "T09":
             state.apply(event)
-    body = json.dumps(state.reply(), separators=(",", ":"), ensure_ascii=False)
+    body = msgspec.json.encode(state.reply()).decode("utf-8")
     reply = et.decode_snapshot_reply(body)
     assert reply.seq == state.seq and len(reply.history) == 2
     assert all(isinstance(e, et.RoundResult) for e in reply.history)
@@ -241,6 +241,21 @@ def test_every_common_field_is_required_on_the_wire(field_name: str) -> None:
         et.decode_event(json.dumps(an_event(**{field_name: ...})))
     with pytest.raises(et.EventError, match=f"event lacks common field '{field_name}'"):
         et.event_from_dict(an_event(**{field_name: ...}))
+
+
+def test_every_recorded_message_decodes_with_its_topic() -> None:
+    from table_controller.events import decode
+
+    messages = 0
+    for path in sorted(FIXTURES.glob("stream-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            event = decode([record["topic"].encode(), record["body"].encode()])
+            assert record["topic"] == f"{event.table}.{event.type}"
+            messages += 1
+            with pytest.raises(et.EventError, match="topic"):
+                decode([b"T99.card", record["body"].encode()])
+    assert messages == 320
 
 
 def test_deep_nesting_is_an_event_error_not_a_crash() -> None:

@@ -29,7 +29,7 @@ def test_camera_reading_another_card_is_a_source_mismatch() -> None:
     deal = deal_with("baccarat")
     f.shoe_card("4H", deal, True, 0.0)
     assert f.camera_card("player", 0, "4D", deal, True, 0.2) == [
-        i.CameraMismatch("the shoe read 4H, the camera read 4D at player[0]")
+        i.CameraMismatch("the shoe read 4H, the camera read 4D at player[0]", shoe_card="4H")
     ]
 
 
@@ -47,7 +47,7 @@ def test_unconfirmed_shoe_card_times_out_as_a_mismatch() -> None:
     deal = deal_with("baccarat")
     f.shoe_card("4H", deal, True, 0.0)
     assert f.tick(2.9) == []
-    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 4H within 3 s")]
+    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 4H within 3 s", shoe_card="4H")]
 
 
 def test_camera_card_without_a_shoe_card_is_a_mismatch_after_the_wait() -> None:
@@ -110,12 +110,12 @@ def test_two_unconfirmed_cards_pause_one_at_a_time_and_none_is_dropped() -> None
     deal = deal_with("baccarat")
     f.shoe_card("8C", deal, True, 0.0)
     f.shoe_card("6D", deal, True, 0.0)
-    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 8C within 3 s")]
+    assert f.tick(3.0) == [i.CameraMismatch("the camera did not see card 8C within 3 s", shoe_card="8C")]
     assert f.tick(3.5, dealing=False) == []  # paused: the supervisor settles 8C first
     assert [p.code for p in f.pending] == ["6D"]
     deal.place(parse_card("8C"))  # confirmed by hand
     assert f.tick(5.9) == []
-    assert f.tick(6.0) == [i.CameraMismatch("the camera did not see card 6D within 3 s")]
+    assert f.tick(6.0) == [i.CameraMismatch("the camera did not see card 6D within 3 s", shoe_card="6D")]
 
 
 def test_cards_still_waiting_when_the_round_ends_are_handed_back_not_dropped() -> None:
@@ -170,7 +170,7 @@ def test_a_card_waiting_its_turn_does_not_time_out_as_unknown_to_the_shoe() -> N
     f.shoe_card("9C", deal, True, 0.0)
     f.camera_card("banker", 0, "9C", deal, True, 0.0)
     out = f.tick(1.5, dealing=True, deal=deal)
-    assert out == [i.CameraMismatch("the camera did not see card 4H within 1 s")]
+    assert out == [i.CameraMismatch("the camera did not see card 4H within 1 s", shoe_card="4H")]
     assert f.tick(5.0, dealing=False, deal=deal) == []  # paused: 9C's sighting waits
     deal.place(parse_card("4H"))  # the supervisor confirmed 4H by hand
     assert f.tick(60.0, dealing=True, deal=deal) == [i.CardPresented("9C", "shoe+camera")]

@@ -60,10 +60,10 @@ def test_every_round_end_is_signed_outside_the_journal_and_published(tmp_path: P
     c, public = table(tmp_path)
     play(c, 2)
     checkpoints = load_checkpoints(tmp_path / "T01.checkpoints")
-    results = [e["seq"] for e in c.journal.events(types=["round.result"])]
+    results = [e.seq for e in c.journal.events(types=["round.result"])]
     journaled = list(c.journal.events(types=["checkpoint"]))
     assert len(checkpoints) == len(journaled) == 2
-    assert [cp.seq for cp in checkpoints] == [e["covers"] for e in journaled]
+    assert [cp.seq for cp in checkpoints] == [e.covers for e in journaled]
     assert all(cp.seq > r for cp, r in zip(checkpoints, results, strict=True))  # the state after the result too
     c.journal.close()
     report = verify_journal(tmp_path / "T01.sqlite", checkpoints=tmp_path / "T01.checkpoints",
@@ -111,6 +111,6 @@ def test_meta_changed_under_a_valid_checkpoint_is_found(tmp_path: Path) -> None:
 def test_an_unwritable_checkpoint_file_is_an_alert_and_the_table_runs_on(tmp_path: Path) -> None:
     c, _ = table(tmp_path, checkpoint_file=tmp_path / "no-such-folder" / "T01.checkpoints")
     play(c, 2)
-    alerts = [e for e in c.journal.events(types=["alert"]) if "checkpoint of seq" in e["detail"]]
-    assert len(alerts) == 2 and alerts[0]["severity"] == "critical"
+    alerts = [e for e in c.journal.events(types=["alert"]) if "checkpoint of seq" in e.detail]
+    assert len(alerts) == 2 and alerts[0].severity == "critical"
     assert len(list(c.journal.events(types=["round.result"]))) == 2

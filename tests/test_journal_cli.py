@@ -83,18 +83,18 @@ def test_show_round_prints_readable_lines(journal_file: tuple[Path, list], capsy
     path, events = journal_file
     assert main(["journal", "show", "--journal", str(path), "--round", "R1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    r1 = [e for e in events if e["round"] == "R1"]
+    r1 = [e for e in events if e.round == "R1"]
     assert len(lines) == len(r1)
     assert lines[0] == (
         "      1  2026-11-29T18:40:00.000Z  round.start    R1           variant baccarat, betting 15 s"
     )
     card = r1[4]
     assert lines[4] == (
-        f"      5  {card['ts']}  card           R1           "
-        f"{card['position']}[{card['index']}] {card['code']} (shoe)"
+        f"      5  {card.ts}  card           R1           "
+        f"{card.position}[{card.index}] {card.code} (shoe)"
     )
     result = r1[-2]
-    wins = [f"{b} +{v}" for b, v in result["payouts"].items() if not v.startswith("-") and v != "0"]
+    wins = [f"{b} +{v}" for b, v in result.payouts.items() if not v.startswith("-") and v != "0"]
     assert lines[-2].endswith("wins: " + ", ".join(wins))
 
 
@@ -136,7 +136,7 @@ def test_export_since_and_until_a_time(journal_file: tuple[Path, list], capsys) 
     argv = ["journal", "export", "--journal", str(path),
             "--since", "2026-11-29T19:40:01+01:00", "--until", "2026-11-29T18:40:02.500"]
     assert main(argv) == 0
-    assert events[4]["ts"] == "2026-11-29T18:40:01.000Z"
+    assert events[4].ts == "2026-11-29T18:40:01.000Z"
     assert capsys.readouterr().out.splitlines() == stored_lines(path)[4:10]
 
 
@@ -175,17 +175,17 @@ def test_show_prints_a_row_that_is_not_a_typed_event_from_its_columns_and_goes_o
     journal_file: tuple[Path, list], capsys
 ) -> None:
     path, events = journal_file
-    card = next(e for e in events if e["type"] == "card")
+    card = next(e for e in events if e.type == "card")
     tamper(path, "UPDATE events SET body = replace(body, '\"index\":0', '\"index\":-1') WHERE seq = ?",
-           (card["seq"],))
+           (card.seq,))
     assert main(["journal", "show", "--journal", str(path), "--round", "R1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len([e for e in events if e["round"] == "R1"])
-    assert lines[card["seq"] - 1] == (
-        f"      {card['seq']}  {card['ts']}  card           R1           (stored text is not a valid "
+    assert len(lines) == len([e for e in events if e.round == "R1"])
+    assert lines[card.seq - 1] == (
+        f"      {card.seq}  {card.ts}  card           R1           (stored text is not a valid "
         "event: card event: Expected `int` >= 0 - at `$.index`)"
     )
-    assert lines[card["seq"]].startswith(f"      {card['seq'] + 1}  ")
+    assert lines[card.seq].startswith(f"      {card.seq + 1}  ")
 
 
 def test_verify_reports_a_row_that_is_not_a_typed_event_and_reads_on(

@@ -65,7 +65,7 @@ def test_seqs_are_consecutive_however_the_events_are_batched(sizes: list[int]) -
             for size in sizes:
                 drafts = [draft("table.state", None, clock=clock, state="idle", reason=None)
                           for _ in range(size)]
-                seqs += [e["seq"] for e in journal.append(drafts)]
+                seqs += [e.seq for e in journal.append(drafts)]
             assert seqs == list(range(1, sum(sizes) + 1))
         report = verify_journal(folder / "j.sqlite")
         assert (report.problems, report.events) == ([], sum(sizes))

@@ -71,7 +71,7 @@ def test_kill_9_at_a_random_moment_loses_nothing_committed(tmp_path: Path) -> No
 
         with Journal(path, table="T01", game="baccarat") as journal:  # the dead writer's lock is gone
             assert journal.last_seq >= committed_seq, f"seed {seed}: committed events lost"
-            seqs = [e["seq"] for e in journal.events()]
+            seqs = [e.seq for e in journal.events()]
             assert seqs == list(range(1, journal.last_seq + 1))
             cards = sum(1 for _ in journal.events(types={"card"}))
             assert journal.link_state == (BOOT_ID, cards), f"seed {seed}: link state off"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from journal_helpers import TickingClock, round_drafts
 
-from table_controller.event_types import CardDealt, Event, RoundResult, event_from_dict
+from table_controller.event_types import CardDealt, Event, RoundResult, numbered
 from table_controller.journal.replay import (
     AfterComplete,
     CardAfterSettlement,
@@ -28,7 +29,7 @@ PLAYER_WINS = parse_cards(["4H", "KS", "3D", "2C", "9H", "5S"])
 
 
 def typed(drafts: list[dict[str, Any]], first_seq: int = 1) -> list[Event]:
-    return [event_from_dict({**d, "seq": first_seq + n}) for n, d in enumerate(drafts)]
+    return [numbered(d, first_seq + n) for n, d in enumerate(drafts)]
 
 
 def one_round(round_id: str = "R1", clock: TickingClock | None = None) -> list[dict[str, Any]]:
@@ -63,7 +64,7 @@ def test_a_sound_round_rejudges_without_a_difference() -> None:
 
 def test_a_changed_payout_is_named_as_the_difference() -> None:
     drafts = one_round()
-    drafts[-2]["payouts"]["player"] = "2"
+    drafts[-2].payouts["player"] = "2"
     cards, result = cards_and_result(typed(drafts))
     assert rejudge(BACCARAT, cards, result).differences == (
         'payouts.player is "2" in the journal, the rules core computes "1"',)
@@ -71,8 +72,9 @@ def test_a_changed_payout_is_named_as_the_difference() -> None:
 
 def test_cards_off_the_plan_and_after_the_deal_are_plan_problems() -> None:
     drafts = one_round()
-    drafts[4]["position"], drafts[5]["position"] = "banker", "player"  # 4H and KS swapped
-    extra = {**drafts[8], "code": "5S", "index": 3}
+    swap = msgspec.structs.replace
+    drafts[4], drafts[5] = swap(drafts[4], position="banker"), swap(drafts[5], position="player")
+    extra = msgspec.structs.replace(drafts[8], code="5S", index=3)
     cards, _ = cards_and_result(typed(drafts[:9] + [extra] + drafts[9:]))
     found = rejudge(BACCARAT, cards)
     assert found.plan == (
@@ -98,7 +100,8 @@ def test_hands_with_a_hole_are_not_judged() -> None:
 def test_a_second_start_a_second_settlement_and_late_and_loose_cards_are_found() -> None:
     clock = TickingClock()
     r1 = one_round("R1", clock)
-    events = typed(r1 + [r1[0], r1[4], r1[-2], {**r1[4], "round": None}, {**r1[4], "round": None, "position": "burn"}])
+    loose = msgspec.structs.replace(r1[4], round=None)
+    events = typed(r1 + [r1[0], r1[4], r1[-2], loose, msgspec.structs.replace(loose, position="burn")])
     replayer = RoundReplayer()
     found = [f for e in events for f in replayer.add(e.seq, e)]
     assert [type(f) for f in found] == [

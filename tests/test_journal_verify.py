@@ -6,9 +6,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from journal_helpers import TickingClock, round_drafts, smuggle, tamper, write_rounds
 
+from table_controller.event_types import as_dict
 from table_controller.journal import GENESIS, Journal, NotAJournal, verify_journal
 from table_controller.journal import verify as verify_module
 from table_controller.rules import load_game
@@ -60,7 +62,7 @@ def test_an_intact_journal_verifies(three_rounds: tuple[Path, list[dict[str, Any
     assert report.problems == []
     assert report.ok is True
     assert (report.events, report.rounds, report.results_checked) == (len(events), 3, 3)
-    assert report.last_seq == events[-1]["seq"] == len(events)
+    assert report.last_seq == events[-1].seq == len(events)
     with Journal.open_readonly(path) as reader:
         assert report.last_hash == reader.last_hash
     assert report.as_dict()["results_checked"] == 3
@@ -74,7 +76,7 @@ def test_an_empty_journal_verifies(tmp_path: Path) -> None:
 
 def test_a_changed_event_text_breaks_the_chain_at_its_seq(three_rounds: tuple[Path, list]) -> None:
     path, events = three_rounds
-    seq = next(e["seq"] for e in events if e["round"] == "R2" and e.get("state") == "betting")
+    seq = next(e.seq for e in events if e.round == "R2" and getattr(e, "state", None) == "betting")
     tamper(path, "UPDATE events SET body = replace(body, '\"betting\"', '\"paused\"') WHERE seq = ?",
            (seq,))
     assert verify_journal(path).problems == TRIGGERS_GONE + [chain_broken(seq)]
@@ -122,12 +124,12 @@ def test_swapped_events_are_reported(three_rounds: tuple[Path, list]) -> None:
 
 def test_a_wrong_payout_is_reported(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
-    assert drafts[-2]["payouts"]["player"] == "1"
-    drafts[-2]["payouts"]["player"] = "2"
+    assert drafts[-2].payouts["player"] == "1"
+    drafts[-2].payouts["player"] = "2"
     path, events = journal_of(tmp_path, drafts)
     report = verify_journal(path)
     assert report.problems == [
-        f"round 'R1': round.result at seq {events[-2]['seq']} differs from the rules core "
+        f"round 'R1': round.result at seq {events[-2].seq} differs from the rules core "
         '(baccarat): payouts.player is "2" in the journal, the rules core computes "1"'
     ]
     assert (report.ok, report.results_checked) == (False, 1)
@@ -135,10 +137,10 @@ def test_a_wrong_payout_is_reported(tmp_path: Path) -> None:
 
 def test_a_wrong_winner_is_reported(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
-    drafts[-2]["outcome"]["winner"] = "banker"
+    drafts[-2].outcome["winner"] = "banker"
     path, events = journal_of(tmp_path, drafts)
     assert verify_journal(path).problems == [
-        f"round 'R1': round.result at seq {events[-2]['seq']} differs from the rules core "
+        f"round 'R1': round.result at seq {events[-2].seq} differs from the rules core "
         '(baccarat): outcome.winner is "banker" in the journal, the rules core computes "player"'
     ]
 
@@ -146,13 +148,14 @@ def test_a_wrong_winner_is_reported(tmp_path: Path) -> None:
 def test_a_card_at_a_wrong_position_is_reported(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
     first, second = drafts[4], drafts[5]
-    assert (first["code"], first["position"], second["code"], second["position"]) == (
+    assert (first.code, first.position, second.code, second.position) == (
         "4H", "player", "KS", "banker")
-    first["position"], second["position"] = "banker", "player"
+    move = msgspec.structs.replace
+    drafts[4], drafts[5] = move(first, position="banker"), move(second, position="player")
     path, events = journal_of(tmp_path, drafts)
     problems = verify_journal(path).problems
     assert problems[0] == (
-        f"round 'R1': round.result at seq {events[-2]['seq']}: card 4H at seq {events[4]['seq']} "
+        f"round 'R1': round.result at seq {events[-2].seq}: card 4H at seq {events[4].seq} "
         "is journaled at banker[0] but the dealing plan puts it at player[0]"
     )
     assert len(problems) > 1  # the hands judged from the journaled positions differ too
@@ -160,20 +163,20 @@ def test_a_card_at_a_wrong_position_is_reported(tmp_path: Path) -> None:
 
 def test_an_incomplete_deal_with_a_result_is_reported(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
-    assert drafts[8]["code"] == "9H"
+    assert drafts[8].code == "9H"
     del drafts[8]
     path, events = journal_of(tmp_path, drafts)
     problems = verify_journal(path).problems
     assert problems[0] == (
-        f"round 'R1': round.result at seq {events[-2]['seq']} but the deal is incomplete: "
+        f"round 'R1': round.result at seq {events[-2].seq} but the deal is incomplete: "
         "4 cards, the next card would go to banker"
     )
 
 
 def test_burn_cards_and_cards_outside_rounds_are_not_part_of_the_deal(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
-    burn = {**drafts[4], "position": "burn", "index": 0, "code": "QC"}
-    loose = {**drafts[4], "round": None, "code": "7C"}
+    burn = msgspec.structs.replace(drafts[4], position="burn", index=0, code="QC")
+    loose = msgspec.structs.replace(drafts[4], round=None, code="7C")
     path, _ = journal_of(tmp_path, [loose] + drafts[:4] + [burn] + drafts[4:])
     assert verify_journal(path).problems == []
 
@@ -181,23 +184,23 @@ def test_burn_cards_and_cards_outside_rounds_are_not_part_of_the_deal(tmp_path: 
 def test_a_double_settlement_is_reported(tmp_path: Path) -> None:
     path, events = journal_of(tmp_path, player_wins_drafts())
     result = events[-2]
-    smuggle(path, {**result, "seq": events[-1]["seq"] + 1})
+    smuggle(path, as_dict(result) | {"seq": events[-1].seq + 1})
     report = verify_journal(path)
     assert report.problems == [
-        f"round 'R1' settled twice: round.result at seq {result['seq']} and round.result at seq "
-        f"{events[-1]['seq'] + 1} (a round is settled exactly once)"
+        f"round 'R1' settled twice: round.result at seq {result.seq} and round.result at seq "
+        f"{events[-1].seq + 1} (a round is settled exactly once)"
     ]
     assert report.results_checked == 2
 
 
 def test_a_result_and_a_void_of_one_round_are_reported(tmp_path: Path) -> None:
     path, events = journal_of(tmp_path, player_wins_drafts())
-    void = {**events[-1], "seq": events[-1]["seq"] + 1, "type": "round.void"}
+    void = as_dict(events[-1]) | {"seq": events[-1].seq + 1, "type": "round.void"}
     del void["state"], void["reason"]
     void.update(reason="operator", refund=True)
     smuggle(path, void)
     assert verify_journal(path).problems == [
-        f"round 'R1' has both round.result and round.void: round.result at seq {events[-2]['seq']}"
+        f"round 'R1' has both round.result and round.void: round.result at seq {events[-2].seq}"
         f" and round.void at seq {void['seq']} (a round is settled exactly once)"
     ]
 
@@ -240,7 +243,7 @@ def test_a_studio_variant_is_read_from_the_variants_dir(tmp_path: Path) -> None:
     assert verify_journal(path, variants_dir=studio).problems == []
     [problem] = verify_journal(path).problems
     assert problem.startswith(
-        f"round 'R1': round.result at seq {events[-2]['seq']} cannot be checked: unknown game "
+        f"round 'R1': round.result at seq {events[-2].seq} cannot be checked: unknown game "
         "variant 'baccarat-house'"
     )
 
@@ -265,9 +268,9 @@ def test_verifying_a_file_that_is_not_a_journal_raises(tmp_path: Path) -> None:
 
 def test_a_row_whose_text_is_not_a_typed_event_is_reported_and_reading_goes_on(tmp_path: Path) -> None:
     drafts = player_wins_drafts()
-    drafts[-2]["payouts"]["player"] = "2"
+    drafts[-2].payouts["player"] = "2"
     path, events = journal_of(tmp_path, drafts)
-    not_json, bad_card = events[1]["seq"], events[4]["seq"]
+    not_json, bad_card = events[1].seq, events[4].seq
     tamper(path, "UPDATE events SET body = '{\"v\": 1, \"type\": ' WHERE seq = ?", (not_json,))
     tamper(path, "UPDATE events SET body = replace(body, '\"4H\"', '\"4X\"') WHERE seq = ?", (bad_card,))
     problems = verify_journal(path).problems
@@ -277,5 +280,5 @@ def test_a_row_whose_text_is_not_a_typed_event_is_reported_and_reading_goes_on(t
                              "card event: Expected `str` matching regex '^[2-9TJQKA][SHDC]$' - at `$.code`"]
     # the round is re-judged without the unreadable card: a hole where it was
     assert problems[6:] == [
-        f"round 'R1': round.result at seq {events[-2]['seq']}: player has cards at indices [1], not 0..0"
+        f"round 'R1': round.result at seq {events[-2].seq}: player has cards at indices [1], not 0..0"
     ]

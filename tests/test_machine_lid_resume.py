@@ -31,7 +31,7 @@ def test_resume_is_refused_while_the_lid_is_open_and_the_late_card_is_a_misdeal(
     with pytest.raises(IllegalInput, match="cannot resume: the shoe's lid is open"):
         machine.handle(i.SupervisorResume(by="supervisor"), 5.0)
     drafts = machine.handle(i.CardPresented("KS"), 6.0)  # the card pulled while the lid was open
-    assert [(d.type, d.payload.get("kind") or d.payload.get("reason")) for d in drafts][:2] == [
+    assert [(d.type, getattr(d, "kind", None) or getattr(d, "reason", None)) for d in drafts][:2] == [
         ("alert", "wrong-order"),
         ("round.void", "misdeal: card KS drawn while the table was paused"),
     ]
@@ -42,4 +42,4 @@ def test_resume_after_the_lid_closed_continues_the_round() -> None:
     machine.handle(i.LidChanged(True), 4.0)
     machine.handle(i.LidChanged(False), 4.5)
     drafts = machine.handle(i.SupervisorResume(by="supervisor"), 5.0)
-    assert [(d.type, d.payload["state"]) for d in drafts] == [("table.state", "dealing")]
+    assert [(d.type, getattr(d, "state", None)) for d in drafts] == [("table.state", "dealing")]

@@ -10,6 +10,7 @@ from gpiozero.pins.mock import MockFactory
 
 from table_controller.config import DEFAULT_PINS
 from table_controller.controller import TableController
+from table_controller.event_types import TableStateChanged
 from table_controller.journal import Journal
 from table_controller.panel import DealerPanel, PanelPress, panel_input
 from table_controller.rules import load_game
@@ -68,7 +69,7 @@ def test_a_press_is_read_against_the_table_state_its_turn_in_the_queue_finds(
     press(factory, "start_round")
     assert c.machine.state == "dealing"  # nothing applied outside the loop
     c.apply_queued()
-    states = [(e["state"], e.get("by")) for e in c.journal.events(types=["table.state"])]
+    states = [(e.state, e.by or None) for e in c.journal.events() if isinstance(e, TableStateChanged)]
     assert states[-2:] == [("paused", None), ("dealing", "panel key switch")]
     assert c.stats.rejected == 0
     c.panel.close()

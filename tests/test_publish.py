@@ -10,6 +10,13 @@ import pytest
 import zmq
 from fake_table import BANKER_ROUND, FakeTable
 
+from table_controller.event_types import (
+    SnapshotReply,
+    TableStatus,
+    decode_event,
+    decode_snapshot_reply,
+    encode_event,
+)
 from table_controller.events import decode, make_event
 from table_controller.publish import EventPublisher, SnapshotState
 
@@ -44,12 +51,12 @@ def wait_live(table: FakeTable, sub: zmq.Socket) -> int:
         if sub.poll(20):
             last = 0
             while sub.poll(50):
-                last = decode(sub.recv_multipart())["seq"]
+                last = decode(sub.recv_multipart()).seq
             return last
     raise AssertionError("subscriber never received a heartbeat")
 
 
-def ask_snapshot(context: zmq.Context, endpoint: str) -> dict:
+def ask_snapshot(context: zmq.Context, endpoint: str) -> SnapshotReply:
     dealer = context.socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
     dealer.connect(endpoint)
@@ -58,7 +65,7 @@ def ask_snapshot(context: zmq.Context, endpoint: str) -> dict:
         assert dealer.poll(5000), "no snapshot reply"
         empty, body = dealer.recv_multipart()
         assert empty == b""
-        return json.loads(body)
+        return decode_snapshot_reply(body)
     finally:
         dealer.close(linger=0)
 
@@ -76,7 +83,8 @@ def test_published_event_has_topic_and_json_of_events_md(context, publisher):
     card = table.emit("card", position="player", index=0, code="TS", source="shoe+camera")
     topic, body = sub.recv_multipart()
     assert topic == b"T01.card"
-    assert json.loads(body) == card
+    assert decode_event(body) == card
+    assert body == encode_event(card)
     sub.close(linger=0)
 
 
@@ -87,8 +95,8 @@ def test_topic_prefix_selects_results_only(context, publisher):
     wait_live(table, everything)
     events = table.play_round(BANKER_ROUND)
     got = [decode(results.recv_multipart()) for _ in range(2)]
-    assert [e["type"] for e in got] == ["round.start", "round.result"]
-    assert got == [e for e in events if e["type"].startswith("round.")]
+    assert [e.type for e in got] == ["round.start", "round.result"]
+    assert got == [e for e in events if e.type.startswith("round.")]
     assert not results.poll(50)
     results.close(linger=0)
     everything.close(linger=0)
@@ -106,11 +114,11 @@ def test_snapshot_mid_round_has_state_round_events_history_and_seq(context, publ
         table.emit("card", position="banker", index=0, code="KS", source="shoe"),
     ]
     snap = ask_snapshot(context, publisher.bound_snapshot)
-    assert snap["seq"] == table.seq == publisher.last_seq
-    assert snap["state"] == {"state": "dealing", "reason": None}
-    assert snap["round"] == [opened[1], *dealt]
-    assert snap["history"] == [first[-2]]
-    assert snap["shoe"] == [shoe]
+    assert snap.seq == table.seq == publisher.last_seq
+    assert snap.state == TableStatus(state="dealing", reason=None)
+    assert snap.round == [opened[1], *dealt]
+    assert snap.history == [first[-2]]
+    assert snap.shoe == [shoe]
 
 
 def test_snapshot_history_keeps_the_last_100_results():
@@ -119,10 +127,10 @@ def test_snapshot_history_keeps_the_last_100_results():
         state.apply(make_event(table="T01", seq=seq, ts=0, type="round.void", game="baccarat",
                                round=f"R{seq}", reason="test", refund=True))
     reply = state.reply()
-    assert len(reply["history"]) == 100
-    assert reply["history"][0]["round"] == "R31"
-    assert reply["history"][-1]["round"] == "R130"
-    assert reply["seq"] == 130
+    assert len(reply.history) == 100
+    assert reply.history[0].round == "R31"
+    assert reply.history[-1].round == "R130"
+    assert reply.seq == 130
 
 
 def test_prime_rebuilds_the_snapshot_from_the_journal(context, publisher):
@@ -154,7 +162,7 @@ def test_req_socket_clients_get_snapshots_too(context, publisher):
     req.connect(publisher.bound_snapshot)
     req.send(b'{"op":"snapshot"}')
     assert req.poll(5000)
-    assert json.loads(req.recv())["seq"] == 1
+    assert decode_snapshot_reply(req.recv()).seq == 1
     req.close(linger=0)
 
 
@@ -200,7 +208,7 @@ def test_stuck_subscriber_never_slows_the_table(context):
             while len(received) < count:
                 if not attentive.poll(5000):
                     return
-                received.append(decode(attentive.recv_multipart())["seq"])
+                received.append(decode(attentive.recv_multipart()).seq)
 
         reader = threading.Thread(target=read)
         reader.start()
@@ -252,12 +260,12 @@ def send_raw(context: zmq.Context, endpoint: str, body: bytes, wait_ms: int = 20
 def test_deeply_nested_json_gets_an_error_and_snapshots_are_still_served(context, publisher):
     reply = send_raw(context, publisher.bound_snapshot, b"[" * 2000 + b"]" * 2000)
     assert reply is not None and b"unknown request" in reply
-    assert ask_snapshot(context, publisher.bound_snapshot)["seq"] == publisher.last_seq
+    assert ask_snapshot(context, publisher.bound_snapshot).seq == publisher.last_seq
 
 
 def test_an_oversized_request_is_dropped_unread_and_snapshots_are_still_served(context, publisher):
     assert send_raw(context, publisher.bound_snapshot, b"[" * 200_000, wait_ms=500) is None
-    assert ask_snapshot(context, publisher.bound_snapshot)["seq"] == publisher.last_seq
+    assert ask_snapshot(context, publisher.bound_snapshot).seq == publisher.last_seq
 
 
 def test_a_snapshot_server_that_fails_anyway_is_reopened_on_its_port_and_says_so(context, publisher, monkeypatch):
@@ -283,4 +291,4 @@ def test_a_snapshot_server_that_fails_anyway_is_reopened_on_its_port_and_says_so
         time.sleep(0.05)
     assert told and "snapshot server failed" in told[0] and publisher.restarts == 1
     assert publisher.bound_snapshot == endpoint
-    assert ask_snapshot(context, endpoint)["seq"] == publisher.last_seq
+    assert ask_snapshot(context, endpoint).seq == publisher.last_seq

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import zmq
-from fake_table import FakeTable
+from fake_table import FakeTable, as_event
 
 from table_controller.client import Snapshot, TableClient
-from table_controller.event_types import event_from_dict
 from table_controller.publish import (
     ClientCurve,
     CurveConfig,
@@ -61,7 +60,7 @@ def test_authorised_client_gets_snapshot_and_events(keys, secured):
         snapshot = drive_until_snapshot(client, table)
         assert snapshot.seq >= 1
         event = table.emit("table.state", state="betting", reason=None)
-        assert next(client.events(timeout=5)) == event_from_dict(event)
+        assert next(client.events(timeout=5)) == as_event(event)
 
 
 def test_unauthorised_client_receives_nothing_and_gets_no_snapshot(keys, secured):

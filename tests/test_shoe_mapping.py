@@ -137,14 +137,14 @@ def test_an_unmapped_driver_event_is_not_acknowledged_and_raises_a_device_fault(
     assert recording.acked == [1, 3]  # 2 is not: the shoe keeps it
     assert c.stats.rejected == 1 and "CardWithdrawn" in c.stats.errors[-1]
     alerts = list(c.journal.events(types=["alert"]))
-    assert [a["kind"] for a in alerts] == ["device-fault"]
-    assert alerts[0]["detail"] == (
+    assert [a.kind for a in alerts] == ["device-fault"]
+    assert alerts[0].detail == (
         f"shoe event class {__name__}.CardWithdrawn has no table mapping "
         "(table_controller/shoe_mapping.py): CardWithdrawn(code='AS', "
         "link=LinkState(boot_id='5F3A9C01', seq=2)) refused, not acknowledged"
     )
     cut = list(c.journal.events(types=["shoe"]))
-    assert [(e["event"], e["count"]) for e in cut] == [("cut", 300)]  # the frame after it was applied
+    assert [(e.event, e.count) for e in cut] == [("cut", 300)]  # the frame after it was applied
 
 
 def test_an_unmapped_driver_event_does_not_end_the_loop(tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ def test_an_unmapped_driver_event_does_not_end_the_loop(tmp_path: Path) -> None:
     try:
         c.on_shoe_event(CardWithdrawn("AS", shoe.LinkState("5F3A9C01", 1)))
         events = c.request(i.StartRound(by="dealer"))  # answered: the loop runs on
-        assert [e["type"] for e in events] == ["round.start", "table.state"]
+        assert [e.type for e in events] == ["round.start", "table.state"]
         assert loop.is_alive() and c.stats.rejected == 1
     finally:
         stop.set()

@@ -20,8 +20,8 @@ def test_cards_count_as_shoe_and_camera(tmp_path: Path) -> None:
     report = SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=3,
                                        journal=journal, camera="svg-cards")).run()
     assert (report.results, report.voids) == (2, 0)
-    cards = [e for e in journal_events(journal) if e["type"] == "card"]
-    assert len(cards) == 12 and {c["source"] for c in cards} == {"shoe+camera"}
+    cards = [e for e in journal_events(journal) if e.type == "card"]
+    assert len(cards) == 12 and {c.source for c in cards} == {"shoe+camera"}
     assert verify_journal(journal).ok
 
 
@@ -43,18 +43,18 @@ def test_camera_seeing_another_card_pauses_with_source_mismatch(tmp_path: Path) 
     with first_card_of_a_round(tmp_path) as (_sim, dealer, code):
         wrong = "2C" if code != "2C" else "3C"
         dealer.camera.place("a1", wrong)  # the card on the layout is not the one the shoe read
-        alert = dealer.watch.wait(lambda e: e["type"] == "alert", 15, "the mismatch alert")
-        assert alert["kind"] == "source-mismatch"
-        assert alert["detail"] == f"the shoe read {code}, the camera read {wrong} at a[0]"
-        paused = dealer.watch.wait(lambda e: e["type"] == "table.state", 10, "the pause")
-        assert (paused["state"], paused["awaiting"]) == ("paused", "card")
+        alert = dealer.watch.wait(lambda e: e.type == "alert", 15, "the mismatch alert")
+        assert alert.kind == "source-mismatch"
+        assert alert.detail == f"the shoe read {code}, the camera read {wrong} at a[0]"
+        paused = dealer.watch.wait(lambda e: e.type == "table.state", 10, "the pause")
+        assert (paused.state, paused.awaiting) == ("paused", "card")
 
 
 def test_a_card_laid_off_every_position_voids_the_round(tmp_path: Path) -> None:
     with first_card_of_a_round(tmp_path) as (_sim, dealer, code):
         dealer.camera.place(None, code)
-        void = dealer.watch.wait(lambda e: e["type"] == "round.void", 15, "the void")
-        assert void["reason"] == f"misdeal: card {code} seen off every position"
+        void = dealer.watch.wait(lambda e: e.type == "round.void", 15, "the void")
+        assert void.reason == f"misdeal: card {code} seen off every position"
 
 
 def test_camera_faults_void_or_pause_with_their_own_alert_and_the_journal_verifies(tmp_path: Path) -> None:
@@ -66,14 +66,14 @@ def test_camera_faults_void_or_pause_with_their_own_alert_and_the_journal_verifi
     )).run()
     assert report.rounds == 8 and sum(report.faults.values()) >= 2
     events = journal_events(journal)
-    alerts = {e["kind"] for e in events if e["type"] == "alert" and e["severity"] == "critical"}
+    alerts = {e.kind for e in events if e.type == "alert" and e.severity == "critical"}
     assert alerts <= {"wrong-position", "exposed-card", "camera-down", "source-mismatch"}
     # a misplaced card still waiting for the camera when its round is voided is recorded, not dropped
-    warnings = {e["kind"] for e in events if e["type"] == "alert" and e["severity"] == "warning"}
+    warnings = {e.kind for e in events if e.type == "alert" and e.severity == "warning"}
     assert warnings <= {"wrong-order"}
-    voids = [e for e in events if e["type"] == "round.void"]
+    voids = [e for e in events if e.type == "round.void"]
     assert len(voids) == report.voids
     for void in voids:
-        assert void["reason"].startswith(("misdeal: card", "supervisor voided after"))
+        assert void.reason.startswith(("misdeal: card", "supervisor voided after"))
     check = verify_journal(journal)
     assert check.ok, check.problems

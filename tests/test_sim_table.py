@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 from sim_helpers import journal_events, open_round_by_hand
 
-from table_controller.events import validate
+from table_controller.event_types import decode_event
 from table_controller.journal import verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
 from table_controller.table import inputs as i
@@ -45,11 +44,11 @@ def test_link_and_dealer_faults_lose_no_card_and_count_none_twice(tmp_path: Path
     check = verify_journal(journal)
     assert check.ok, check.problems
     events = journal_events(journal)
-    from_shoe = [e["code"] for e in events if e["type"] == "card" and e["source"] == "shoe"]
+    from_shoe = [e.code for e in events if e.type == "card" and e.source == "shoe"]
     assert from_shoe == sim.shoe.drawn  # every card the shoe drew, once, in order
-    manual = [e["code"] for e in events if e["type"] == "card" and e["source"] == "manual"]
+    manual = [e.code for e in events if e.type == "card" and e.source == "manual"]
     assert manual == sim.shoe.unread  # no-reads were confirmed by hand
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
 
 
 def test_a_second_run_continues_the_journal(tmp_path: Path) -> None:
@@ -59,7 +58,7 @@ def test_a_second_run_continues_the_journal(tmp_path: Path) -> None:
     SimulatedTable(SimOptions(variant="teen-patti-2020", rounds=2, speed=0, seed=2, journal=journal)).run()
     events = journal_events(journal)
     assert events[: len(first)] == first
-    rounds = [e["round"] for e in events if e["type"] == "round.result"]
+    rounds = [e.round for e in events if e.type == "round.result"]
     assert rounds == ["T01-000001", "T01-000002", "T01-000003", "T01-000004"]
     assert verify_journal(journal).ok
 
@@ -70,12 +69,10 @@ def test_sim_json_prints_every_event_as_events_md_defines(tmp_path: Path) -> Non
          "--speed", "0", "--seed", "3", "--json", "--no-publish", "--journal", str(tmp_path / "T01.sqlite")],
         capture_output=True, text=True, timeout=60, cwd=ROOT, check=True,
     )
-    lines = [json.loads(line) for line in out.stdout.splitlines()]
-    for event in lines:
-        validate(event)
-    assert [e["seq"] for e in lines] == list(range(lines[0]["seq"], lines[0]["seq"] + len(lines)))
+    lines = [decode_event(line) for line in out.stdout.splitlines()]
+    assert [e.seq for e in lines] == list(range(lines[0].seq, lines[0].seq + len(lines)))
     assert lines == journal_events(tmp_path / "T01.sqlite")
-    assert sum(e["type"] == "round.result" for e in lines) == 2
+    assert sum(e.type == "round.result" for e in lines) == 2
 
 
 @pytest.mark.slow
@@ -98,8 +95,8 @@ def test_kill_9_at_random_moments_loses_nothing_and_settles_once(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     events = journal_events(journal)
     assert events[: len(before)] == before
-    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    results = [e["round"] for e in events if e["type"] in ("round.result", "round.void")]
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    results = [e.round for e in events if e.type in ("round.result", "round.void")]
     assert len(results) == len(set(results))  # every round settled (or voided) once
     assert verify_journal(journal).ok
 
@@ -111,8 +108,9 @@ def test_scripted_shoe_gives_exact_journal_rows(tmp_path: Path) -> None:
                                     cards=script))
     sim.run()
     rows = [
-        (e["type"], e.get("position"), e.get("index"), e.get("code"), e.get("state"), e["round"])
-        for e in journal_events(journal) if e["type"] not in ("heartbeat",)
+        (e.type, getattr(e, "position", None), getattr(e, "index", None), getattr(e, "code", None),
+         getattr(e, "state", None), e.round)
+        for e in journal_events(journal) if e.type not in ("heartbeat",)
     ]
     r1, r2 = "T01-000001", "T01-000002"
     assert rows[:3] == [
@@ -129,9 +127,9 @@ def test_scripted_shoe_gives_exact_journal_rows(tmp_path: Path) -> None:
         ("card", "player", 0, "9S", None, r2), ("card", "banker", 0, "9D", None, r2),
         ("card", "player", 1, "KH", None, r2), ("card", "banker", 1, "KC", None, r2),
     ]
-    results = [e for e in journal_events(journal) if e["type"] == "round.result"]
-    assert [r["outcome"]["winner"] for r in results] == ["player", "tie"]  # 9S KH vs 9D KC
-    assert results[1]["hands"]["player"]["class"] == "natural9"
+    results = [e for e in journal_events(journal) if e.type == "round.result"]
+    assert [r.outcome["winner"] for r in results] == ["player", "tie"]  # 9S KH vs 9D KC
+    assert results[1].hands["player"].cls == "natural9"
 
 
 def test_shoe_power_loss_mid_round_alerts_and_pauses(tmp_path: Path) -> None:
@@ -141,18 +139,18 @@ def test_shoe_power_loss_mid_round_alerts_and_pauses(tmp_path: Path) -> None:
     try:
         open_round_by_hand(sim, dealer)
         sim.shoe.draw()
-        dealer.watch.wait(lambda e: e["type"] == "card", 10, "the first card")
+        dealer.watch.wait(lambda e: e.type == "card", 10, "the first card")
         sim.shoe.power_cycle()
-        alert = dealer.watch.wait(lambda e: e["type"] == "alert", 10, "the power-loss alert")
-        assert alert["kind"] == "device-fault" and "new session" in alert["detail"]
-        paused = dealer.watch.wait(lambda e: e["type"] == "table.state", 10, "the pause")
-        assert paused["state"] == "paused" and paused["round"] == "T01-000001"
+        alert = dealer.watch.wait(lambda e: e.type == "alert", 10, "the power-loss alert")
+        assert alert.kind == "device-fault" and "new session" in alert.detail
+        paused = dealer.watch.wait(lambda e: e.type == "table.state", 10, "the pause")
+        assert paused.state == "paused" and paused.round == "T01-000001"
         assert sim.shoe.wait_gate(True, 10)  # the gate locks again on the new session
         sim.live.controller.request(i.SupervisorResume(by="test"))
         assert sim.shoe.wait_gate(False, 10)  # and opens again when dealing resumes
         sim.shoe.draw()
-        card = dealer.watch.wait(lambda e: e["type"] == "card", 10, "the next card")
-        assert (card["position"], card["index"]) == ("b", 0)
+        card = dealer.watch.wait(lambda e: e.type == "card", 10, "the next card")
+        assert (card.position, card.index) == ("b", 0)
     finally:
         sim.close()
 
@@ -167,4 +165,4 @@ def test_a_locked_gate_never_yields_a_card(tmp_path: Path) -> None:
         assert sim.shoe.drawn == []
     finally:
         sim.close()
-    assert not [e for e in journal_events(tmp_path / "T01.sqlite") if e["type"] == "card"]
+    assert not [e for e in journal_events(tmp_path / "T01.sqlite") if e.type == "card"]

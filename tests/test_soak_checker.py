@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -13,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E402
 
 from table_controller.errors import ConfigError  # noqa: E402
-from table_controller.event_types import parse_ts  # noqa: E402
+from table_controller.event_types import Event, as_dict, parse_ts  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
 from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
@@ -21,7 +22,7 @@ from table_controller.soak.records import Draw, Fault, StreamRecord, TableRecord
 
 
 def _ts(event: dict[str, Any]) -> float:
-    return parse_ts(event["ts"])
+    return parse_ts(event.ts)
 
 
 def _snapshot(seq: int) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def _snapshot(seq: int) -> dict[str, Any]:
 
 def _drawn(card: dict[str, Any], **kw: Any) -> Draw:
     """The shoe's record of a journaled card: drawn just before the controller journaled it."""
-    return Draw(card["code"], False, card["round"], _ts(card) - 0.01, count=card.get("shoe_count"), **kw)
+    return Draw(card.code, False, card.round, _ts(card) - 0.01, count=getattr(card, "shoe_count", None), **kw)
 
 
 def _four_cards(round_id: str, first: str, clock: TickingClock, first_count: int | None = None) -> list[dict[str, Any]]:
@@ -61,13 +62,14 @@ def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str,
         events = write_rounds(journal, "baccarat", rounds)
     record = TableRecord("T01", "baccarat", str(path))
     for e in events:
-        if e["type"] == "card":
+        if e.type == "card":
             record.draws.append(_drawn(e))
     return record, events
 
 
-def _stream(events: list[dict[str, Any]]) -> dict[str, dict[str, StreamRecord]]:
-    return {"floor": {"T01": StreamRecord([_snapshot(0), *events])}}
+def _stream(events: list[Event]) -> dict[str, dict[str, StreamRecord]]:
+    """What a subscriber recorded (items as JSON values, as the soak's subscribers keep them)."""
+    return {"floor": {"T01": StreamRecord([_snapshot(0), *(as_dict(e) for e in events)])}}
 
 
 def _failed(result: Any) -> set[str]:
@@ -124,7 +126,7 @@ def test_a_wrong_result_fails_the_rejudging(tmp_path: Path) -> None:
                 ),
             ]
         )
-    draws = [_drawn(e) for e in events if e["type"] == "card"]
+    draws = [_drawn(e) for e in events if e.type == "card"]
     record = TableRecord("T01", "baccarat", str(path), draws=draws)
     result = check_run([record], _stream(events), {}, [])
     # The project's verify_journal sees it too; the soak's own re-judging must say why.
@@ -185,7 +187,8 @@ def test_a_subscriber_that_saw_an_event_twice_fails(tmp_path: Path) -> None:
 def test_a_resnapshot_is_fine_after_a_restart_but_not_without_one(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
     streams = {
-        "floor": {"T01": StreamRecord([_snapshot(0), *events[:5], _snapshot(8), *events[8:]])}
+        "floor": {"T01": StreamRecord([_snapshot(0), *map(as_dict, events[:5]), _snapshot(8),
+                                       *map(as_dict, events[8:])])}
     }
     assert _failed(check_run([record], streams, {"T01": [1.0]}, [])) == set()
     assert _failed(check_run([record], streams, {}, [])) == {"subscribers_match_journals"}
@@ -276,8 +279,8 @@ def test_a_misdealt_card_is_not_confused_with_the_same_code_in_the_next_round(
                 draft("round.result", "R2", clock=clock, **deal.result().to_dict()),
             ]
         )
-    cards = [e for e in events if e["type"] == "card"]
-    wrong_order = next(e for e in events if e["type"] == "alert" and e["kind"] == "wrong-order")
+    cards = [e for e in events if e.type == "card"]
+    wrong_order = next(e for e in events if e.type == "alert" and e.kind == "wrong-order")
     draws = [
         _drawn(cards[0]),
         Draw("8S", False, "R1", _ts(wrong_order) - 0.01, fault="misdeal"),
@@ -326,8 +329,8 @@ def test_cards_are_matched_by_the_shoes_count_and_the_round_by_time_not_by_the_d
     draws = [
         Draw("8C", False, "R1", r1_dealing + 0.01, fault="mismatch", count=22),
         *[
-            Draw(e["code"], False, "R1", _ts(e) - 0.01, count=e["shoe_count"])  # stale label
-            for e in events if e["type"] == "card"
+            Draw(e.code, False, "R1", _ts(e) - 0.01, count=e.shoe_count)  # stale label
+            for e in events if e.type == "card"
         ],
     ]
     record = TableRecord(
@@ -344,9 +347,9 @@ def test_a_card_drawn_in_a_voided_round_but_dealt_into_the_next_one_fails(tmp_pa
     must not deal it into R2. Here the journal says it did: the checker must catch it."""
     path = tmp_path / "T01.sqlite"
     events = _late_card_journal(path)
-    first = next(e for e in events if e["type"] == "card")
+    first = next(e for e in events if e.type == "card")
     draws = [Draw("9S", False, "R2", _ts(events[1]) + 0.01, count=23)]  # drawn during R1
-    draws += [_drawn(e) for e in events if e["type"] == "card" and e is not first]
+    draws += [_drawn(e) for e in events if e.type == "card" and e is not first]
     record = TableRecord(
         "T01", "baccarat", str(path), draws=draws,
         faults=[Fault("mismatch", "T01", "R1", _ts(events[1]) + 0.01)],
@@ -354,7 +357,7 @@ def test_a_card_drawn_in_a_voided_round_but_dealt_into_the_next_one_fails(tmp_pa
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == {"cards_accounted"}
     assert result.problems["cards_accounted"] == [
-        f"T01: card 9S drawn in round R1 is journaled in round R2 (seq {first['seq']})"
+        f"T01: card 9S drawn in round R1 is journaled in round R2 (seq {first.seq})"
     ]
 
 
@@ -362,9 +365,10 @@ def test_one_shoe_count_journaled_twice_fails(tmp_path: Path) -> None:
     path = tmp_path / "T01.sqlite"
     events = _late_card_journal(path)
     tamper(path, "UPDATE events SET body = replace(body, '\"shoe_count\":24', '\"shoe_count\":23')")
-    events = [dict(e, shoe_count=23) if e.get("shoe_count") == 24 else e for e in events]
+    events = [msgspec.structs.replace(e, shoe_count=23) if getattr(e, "shoe_count", None) == 24 else e
+              for e in events]
     record = TableRecord("T01", "baccarat", str(path),
-                         draws=[_drawn(e) for e in events if e["type"] == "card"])
+                         draws=[_drawn(e) for e in events if e.type == "card"])
     result = check_run([record], _stream(events), {}, [])
     assert "cards_accounted" in _failed(result)
     assert any("card 23 journaled 2 times" in p for p in result.problems["cards_accounted"])
@@ -419,9 +423,9 @@ def _line_record(path: Path, drafts: list[dict[str, Any]]) -> tuple[TableRecord,
     record = TableRecord("T01", "baccarat", str(path), protocol="lines")
     n = 0
     for e in events:
-        if e["type"] == "card":
+        if e.type == "card":
             n += 1
-            record.draws.append(Draw(e["code"], False, e["round"], _ts(e) - 0.01, count=n))
+            record.draws.append(Draw(e.code, False, e.round, _ts(e) - 0.01, count=n))
     record.device_stats = {"lines_sent": n, "lost": 0, "twice": 0, "garbage": 0}
     return record, events
 
@@ -454,7 +458,7 @@ def test_a_sound_line_table_passes_with_a_line_read_twice_and_a_lost_line_its_de
         [_new_shoe(clock), *_dealt_round("R1", ["9S", "2H", "KD", "3C"], clock), *_dropped_void("R2", clock)],
     )
     _with_faults(record, 1, "twice", "garbage")  # 2H sent twice after noise: taken once
-    dropped = next(e for e in events if e["type"] == "alert")
+    dropped = next(e for e in events if e.type == "alert")
     _lost_draw(record, "QD", _ts(dropped) - 0.2)  # its line never went out
     record.misdeal_calls.append(Fault("missing-card", "T01", "R2", _ts(dropped) - 0.05))
     result = check_run([record], _stream(events), {}, [])
@@ -476,7 +480,7 @@ def test_a_line_read_twice_and_journaled_twice_fails(tmp_path: Path) -> None:
     record.device_stats = {"lines_sent": 3, "lost": 0, "twice": 1, "garbage": 0}
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == {"cards_accounted"}
-    seqs = [e["seq"] for e in events if e["type"] == "card"][:2]
+    seqs = [e.seq for e in events if e.type == "card"][:2]
     assert result.problems["cards_accounted"] == [
         f"T01: card 9S read twice by the reader (one draw) is journaled twice (seq {seqs[0]}, {seqs[1]})"
     ]
@@ -490,9 +494,9 @@ def test_a_journaled_card_the_line_reader_never_drew_fails(tmp_path: Path) -> No
     del record.draws[2]
     result = check_run([record], _stream(events), {}, [])
     assert _failed(result) == {"cards_accounted"}
-    kd = next(e for e in events if e.get("code") == "KD")
+    kd = next(e for e in events if getattr(e, "code", None) == "KD")
     assert result.problems["cards_accounted"] == [
-        f"T01: journal card KD (seq {kd['seq']}) was not drawn by the reader in round R1"
+        f"T01: journal card KD (seq {kd.seq}) was not drawn by the reader in round R1"
     ]
 
 
@@ -534,7 +538,7 @@ def test_a_line_card_missing_from_a_voided_round_needs_a_kill_that_lost_it(tmp_p
     controller lost a card it was sent: that fails, voided round or not."""
     clock = TickingClock()
     record, events = _line_record(tmp_path / "T01.sqlite", [_new_shoe(clock), *_dropped_void("R1", clock)])
-    dropped = next(e for e in events if e["type"] == "alert")
+    dropped = next(e for e in events if e.type == "alert")
     record.draws.append(Draw("QD", False, "R1", _ts(dropped) - 0.2, count=2))
     record.misdeal_calls.append(Fault("missing-card", "T01", "R1", _ts(dropped) - 0.05))
     result = check_run([record], _stream(events), {}, [])
@@ -553,7 +557,8 @@ def test_a_line_table_card_with_a_shoe_count_fails(tmp_path: Path) -> None:
     )
     tamper(Path(record.journal), "UPDATE events SET body = replace(body, '\"source\":\"shoe\"', "
            "'\"source\":\"shoe\",\"shoe_count\":3') WHERE body LIKE '%\"code\":\"KD\"%'")
-    events = [dict(e, shoe_count=3) if e.get("code") == "KD" else e for e in events]
+    events = [msgspec.structs.replace(e, shoe_count=3) if getattr(e, "code", None) == "KD" else e
+              for e in events]
     result = check_run([record], _stream(events), {}, [])
     assert "cards_accounted" in _failed(result)
     assert any("a line reader counts nothing" in p for p in result.problems["cards_accounted"])
@@ -591,7 +596,7 @@ def test_a_card_read_from_line_noise_is_told_apart_only_right_before_a_noisy_lin
 
 def test_a_row_that_is_not_a_typed_event_fails_journals_verify_and_the_check_goes_on(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
-    seq = next(e["seq"] for e in events if e["type"] == "card")
+    seq = next(e.seq for e in events if e.type == "card")
     tamper(Path(record.journal), "UPDATE events SET body = replace(body, '\"source\":\"shoe\"', "
            "'\"source\":\"elsewhere\"') WHERE seq = ?", (seq,))
     result = check_run([record], _stream(events), {}, [])
@@ -613,8 +618,9 @@ def test_a_card_where_the_rules_did_not_call_for_it_fails_positions_follow_rules
     clock = TickingClock()
     deal, _ = load_game("baccarat").deal([parse_card(c) for c in ("9S", "2H", "KD", "3C")])
     cards = _four_cards("R1", "9S", clock)
-    cards[1]["index"], cards[1]["position"] = 0, "banker"
-    cards[2]["position"], cards[3]["position"] = "banker", "player"  # KD and 3C swapped
+    move = msgspec.structs.replace
+    cards[1] = move(cards[1], index=0, position="banker")
+    cards[2], cards[3] = move(cards[2], position="banker"), move(cards[3], position="player")  # KD, 3C swapped
     with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
         events = journal.append(
             [
@@ -624,9 +630,9 @@ def test_a_card_where_the_rules_did_not_call_for_it_fails_positions_follow_rules
                 draft("round.result", "R1", clock=clock, **deal.result().to_dict()),
             ]
         )
-    record = TableRecord("T01", "baccarat", str(path), draws=[_drawn(e) for e in events if e["type"] == "card"])
+    record = TableRecord("T01", "baccarat", str(path), draws=[_drawn(e) for e in events if e.type == "card"])
     result = check_run([record], _stream(events), {}, [])
     assert result.problems["positions_follow_rules"] == [
-        f"T01: seq {events[4]['seq']}: card KD at banker[1], rules say player[1]",
-        f"T01: seq {events[5]['seq']}: card 3C at player[1], rules say banker[1]",
+        f"T01: seq {events[4].seq}: card KD at banker[1], rules say player[1]",
+        f"T01: seq {events[5].seq}: card 3C at player[1], rules say banker[1]",
     ]

@@ -4,27 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
-from table_controller.events import format_ts
+from table_controller.event_types import CardDealt, Event, as_dict, numbered, stamped
+from table_controller.events import COMMON_FIELDS
 from table_controller.rules import load_game
 from table_controller.table import IllegalInput, TableMachine
 from table_controller.table import inputs as i
 
 
+def payload(event: Event) -> dict[str, Any]:
+    """An event's own fields as JSON values (what events.md lists per type)."""
+    return {k: v for k, v in as_dict(event).items() if k not in COMMON_FIELDS}
+
+
 class Table:
-    """Drives a machine with a fake clock and records every draft as (type, payload)."""
+    """Drives a machine with a fake clock and records every event; steps read as (type, payload)."""
 
     def __init__(self, variant: str = "baccarat", **kw: Any) -> None:
         self.machine = TableMachine(load_game(variant), table="T01", betting_seconds=10, **kw)
         self.now = 1_800_000_000.0
-        self.log: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.log: list[Event] = []
 
     def do(self, event: i.TableInput, advance: float = 0.1) -> list[tuple[str, dict[str, Any]]]:
         self.now += advance
-        drafts = self.machine.handle(event, self.now)
-        self.log.extend((d.type, d.round, d.payload) for d in drafts)
-        return [(d.type, d.payload) for d in drafts]
+        events = self.machine.handle(event, self.now)
+        self.log.extend(stamped(e, table="T01", game="x", ts=self.now) for e in events)
+        return [(e.type, payload(e)) for e in events]
 
     def cards(self, *codes: str) -> list[tuple[str, dict[str, Any]]]:
         out = []
@@ -37,13 +44,9 @@ class Table:
         self.do(i.CloseBetting())
         assert self.machine.state == "dealing"
 
-    def journal(self) -> list[dict[str, Any]]:
+    def journal(self) -> list[Event]:
         """The log as journal events (for restore)."""
-        return [
-            {"v": 1, "table": "T01", "seq": n, "ts": format_ts(self.now), "type": t, "game": "x",
-             "round": r, **p}
-            for n, (t, r, p) in enumerate(self.log, 1)
-        ]
+        return [numbered(e, n) for n, e in enumerate(self.log, 1)]
 
 
 def types(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
@@ -246,7 +249,7 @@ def test_restore_from_journal_rebuilds_a_round_in_progress() -> None:
     assert restored.state == "dealing" and restored.round_id == "T01-000001"
     assert restored.next_position == "b"
     drafts = restored.handle(i.CardPresented("2C"), t.now)
-    assert (drafts[0].payload["position"], drafts[0].payload["index"]) == ("b", 1)
+    assert isinstance(drafts[0], CardDealt) and (drafts[0].position, drafts[0].index) == ("b", 1)
 
 
 def test_restore_rejects_a_journal_that_breaks_the_dealing_plan() -> None:
@@ -254,7 +257,7 @@ def test_restore_rejects_a_journal_that_breaks_the_dealing_plan() -> None:
     t.start_dealing()
     t.cards("AS")
     events = t.journal()
-    events[-1]["position"] = "b"
+    events[-1] = msgspec.structs.replace(events[-1], position="b")
     restored = TableMachine(load_game("teen-patti-2020"), table="T01")
     with pytest.raises(Exception, match="does not follow the dealing plan"):
         restored.restore(events)
@@ -264,7 +267,7 @@ def test_result_is_settled_once_and_round_numbers_continue_after_restore() -> No
     t = Table("teen-patti-2020", result_seconds=0)
     t.start_dealing()
     t.cards("AS", "KD", "QH", "2C", "3D", "4S")
-    assert [k for k, _, _ in t.log].count("round.result") == 1
+    assert [e.type for e in t.log].count("round.result") == 1
     restored = TableMachine(load_game("teen-patti-2020"), table="T01", result_seconds=0)
     restored.restore(t.journal())
     assert restored.state == "result" and restored.round_no == 1

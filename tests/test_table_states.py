@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from table_controller.events import format_ts
+from table_controller.event_types import TableStateChanged, numbered, stamped
 from table_controller.rules import load_game
 from table_controller.rules.cards import Card
 from table_controller.rules.teen_patti import TeenPatti2020
@@ -264,11 +264,11 @@ def test_random_tables_change_state_only_as_declared_take_every_arrow_and_restor
             outcome = declared[before, type(event)]
             assert isinstance(outcome, Handle)
             for d in drafts:
-                if d.type == "table.state":
-                    assert State(d.payload["state"]) in outcome.targets, (variant, before, event)
-                    taken.add((before, type(event), State(d.payload["state"])))
-            journal += [{"v": 1, "table": "T01", "seq": len(journal) + n, "ts": format_ts(now), "type": d.type,
-                         "game": variant, "round": d.round, **d.payload} for n, d in enumerate(drafts, 1)]
+                if isinstance(d, TableStateChanged):
+                    assert State(d.state) in outcome.targets, (variant, before, event)
+                    taken.add((before, type(event), State(d.state)))
+            journal += [numbered(stamped(d, table="T01", game=variant, ts=now), len(journal) + n)
+                        for n, d in enumerate(drafts, 1)]
         restored = TableMachine(load_game(variant), table="T01", betting_seconds=5, result_seconds=1)
         restored.restore(journal)
         assert (restored.state, restored.round_id, restored.pause, restored.burning, restored.burn_left,
@@ -309,7 +309,7 @@ def test_the_burn_after_a_new_shoe_is_the_games_not_the_machines() -> None:
     machine.handle(i.ShoeNew(1), 1.0)
     assert (machine.state, machine.burning) == (State.DEALING, True)
     drafts = [d for code in ("9S", "2H", "3H") for d in machine.handle(i.CardPresented(code), 2.0)]
-    assert [(d.type, d.payload.get("position"), d.payload.get("index")) for d in drafts] == [
+    assert [(d.type, getattr(d, "position", None), getattr(d, "index", None)) for d in drafts] == [
         ("card", "burn", 0), ("card", "burn", 1), ("card", "burn", 2), ("table.state", None, None)]
     assert (machine.state, machine.burning) == (State.IDLE, False)
 

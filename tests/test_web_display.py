@@ -109,9 +109,9 @@ def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
             expect(page.locator("#banner")).to_be_hidden()
 
             events = table.deal(PLAYER_ROUND)
-            for card in [e for e in events if e["type"] == "card"]:
-                slot = page.locator(f'[data-position="{card["position"]}"] svg.card')
-                expect(slot.nth(card["index"])).to_have_attribute("data-code", card["code"])
+            for card in [e for e in events if e.type == "card"]:
+                slot = page.locator(f'[data-position="{card.position}"] svg.card')
+                expect(slot.nth(card.index)).to_have_attribute("data-code", card.code)
             expect(page.locator("#state")).to_have_text("dealing")
             expect(page.locator("#countdown")).to_have_text("")
 
@@ -189,7 +189,7 @@ def test_garbage_on_the_wire_is_skipped_and_the_display_stays_up(caplog):
             raw.send_multipart([b"T01.card", b"\xff\xfe not json"])
             raw.send_multipart([b"T01.card", b'{"v":1,"table":"T01","seq":"x"}'])
             good = send(type="table.state", state="paused", reason="dealer change")
-            shown = next(v for v in stream if v["seq"] == good["seq"])
+            shown = next(v for v in stream if v["seq"] == good.seq)
             assert (shown["state"], shown["reason"]) == ("paused", "dealer change")
             assert display.feeder._thread.is_alive()
         finally:

@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 from table_controller.errors import TableError
 
@@ -58,7 +57,7 @@ def run_table(args: argparse.Namespace) -> int:
     from table_controller.assembly import LiveTable
     from table_controller.cli.sim_cmd import describe
     from table_controller.errors import TableError
-    from table_controller.events import to_json
+    from table_controller.event_types import Event, encode_event
     from table_controller.journal.errors import JournalError
 
     try:
@@ -74,8 +73,8 @@ def run_table(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
 
-    def show(event: dict[str, Any]) -> None:
-        line = to_json(event) if args.json else describe(event)
+    def show(event: Event) -> None:
+        line = encode_event(event).decode("utf-8") if args.json else describe(event)
         if line:
             print(line, flush=True)
 

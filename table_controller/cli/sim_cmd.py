@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_controller.event_types import Alert, RoundResult, RoundVoided, ShoeChanged
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sim = subparsers.add_parser(
@@ -61,28 +63,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sim.set_defaults(func=run_sim)
 
 
-def describe(event: dict[str, Any]) -> str | None:
+def describe(event: object) -> str | None:
     """One human line for the events worth showing, else None."""
-    kind = event["type"]
-    if kind == "round.result":
-        hands = "  ".join(
-            f"{pos} {' '.join(h['cards'])} [{h['class']}]" for pos, h in event["hands"].items()
-            if h["class"] is not None
-        )
-        won = [bet for bet, v in event["payouts"].items() if not v.startswith("-") and v != "0"]
-        outcome = event["outcome"].get("winner", event["outcome"])
-        return f"{event['round']}  {hands}  => {outcome}; paid: {', '.join(won) or 'none'}"
-    if kind == "round.void":
-        return f"{event['round']}  VOID ({event['reason']}), every bet refunded"
-    if kind == "alert":
-        return f"{event['round'] or '-'}  ALERT {event['kind']} ({event['severity']}): {event['detail']}"
-    if kind == "shoe":
-        return f"shoe: {event['event']} (count {event['count']})"
+    match event:
+        case RoundResult(round=round_id, hands=hands, payouts=payouts, outcome=outcome):
+            shown = "  ".join(
+                f"{pos} {' '.join(h.cards)} [{h.cls}]" for pos, h in hands.items() if h.cls is not None
+            )
+            won = [bet for bet, v in payouts.items() if not v.startswith("-") and v != "0"]
+            return f"{round_id}  {shown}  => {outcome.get('winner', outcome)}; paid: {', '.join(won) or 'none'}"
+        case RoundVoided(round=round_id, reason=reason):
+            return f"{round_id}  VOID ({reason}), every bet refunded"
+        case Alert(round=round_id, kind=kind, severity=severity, detail=detail):
+            return f"{round_id or '-'}  ALERT {kind} ({severity}): {detail}"
+        case ShoeChanged(event=what, count=count):
+            return f"shoe: {what} (count {count})"
     return None
 
 
 def run_sim(args: argparse.Namespace) -> int:
-    from table_controller.events import to_json
+    from table_controller.event_types import Event, encode_event
     from table_controller.sim.table import SimOptions, SimulatedTable
 
     if args.display and args.no_publish:
@@ -90,11 +90,11 @@ def run_sim(args: argparse.Namespace) -> int:
 
         raise ConfigError("--display needs the event stream: drop --no-publish")
 
-    def show(event: dict[str, Any]) -> None:
+    def show(event: Event) -> None:
         if args.display and not args.json:
             return  # the display client shows the table
         if args.json:
-            print(to_json(event), flush=True)
+            print(encode_event(event).decode("utf-8"), flush=True)
         else:
             line = describe(event)
             if line:
@@ -126,8 +126,7 @@ def run_with_display(table: Any, publish: str, snapshot: str, table_id: str) -> 
     """Run the simulated table in a thread and a display client in this one."""
     import threading
 
-    from table_controller.client import Snapshot, TableClient
-    from table_controller.event_types import as_dict
+    from table_controller.client import TableClient
 
     finished = threading.Event()
     outcome: dict[str, Any] = {}
@@ -151,7 +150,7 @@ def run_with_display(table: Any, publish: str, snapshot: str, table_id: str) -> 
         else:
             while not finished.is_set():
                 for event in client.events(timeout=0.25):
-                    line = None if isinstance(event, Snapshot) else describe(as_dict(event))
+                    line = describe(event)
                     if line:
                         print(f"[display] {line}", flush=True)
     finally:

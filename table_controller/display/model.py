@@ -20,7 +20,7 @@ from table_controller.event_types import (
     Alert,
     BettingClosed,
     CardDealt,
-    Checkpoint,
+    CheckpointSigned,
     Event,
     EventError,
     Heartbeat,
@@ -181,7 +181,7 @@ class TableView:
                     self.shoe_new_seq = event.seq
             case Alert(kind=kind, severity=severity, detail=detail):
                 self.alerts.append({"kind": kind, "severity": severity, "detail": detail})
-            case Checkpoint():
+            case CheckpointSigned():
                 pass  # the journal's signatures: nothing to show
 
     def _record_result(self, event: RoundResult | RoundVoided) -> None:

@@ -8,7 +8,6 @@ the same file read-only beside a live writer and needs no table or game.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -16,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
 
-from table_controller.events import VERSION, EventError, to_json, validate
+from table_controller.event_types import Event, EventBase, decode_event, encode_event, numbered
 from table_controller.journal.errors import (
     JournalBroken,
     JournalEmpty,
@@ -52,9 +51,9 @@ class JournalRecord(NamedTuple):
     body: str
     hash: str
 
-    def event(self) -> dict[str, Any]:
-        """The event dict (parsed from the stored text)."""
-        return json.loads(self.body)  # type: ignore[no-any-return]
+    def event(self) -> Event:
+        """The typed event of the stored text (raises EventError for a row that is not one)."""
+        return decode_event(self.body)
 
 
 class JournalReader:
@@ -197,24 +196,24 @@ class JournalReader:
         *,
         round_id: str | None = None,
         types: Collection[str] | None = None,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[Event]:
         """Events with ``seq > since_seq`` in seq order, optionally of one round or some types."""
         for record in self.records(since_seq, round_id=round_id, types=types):
             yield record.event()
 
-    def last_event(self) -> dict[str, Any] | None:
+    def last_event(self) -> Event | None:
         rows = self._query("SELECT body FROM events ORDER BY seq DESC LIMIT 1")
-        return json.loads(rows[0][0]) if rows else None
+        return decode_event(rows[0][0]) if rows else None
 
-    def settlement(self, round_id: str) -> dict[str, Any] | None:
+    def settlement(self, round_id: str) -> Event | None:
         """The ``round.result`` or ``round.void`` of a round, or None while it is unsettled."""
         rows = self._query(
             "SELECT body FROM events WHERE round = ? AND type IN (?, ?) ORDER BY seq LIMIT 1",
             (round_id, *SETTLEMENT_TYPES),
         )
-        return json.loads(rows[0][0]) if rows else None
+        return decode_event(rows[0][0]) if rows else None
 
-    def round_in_progress(self) -> list[dict[str, Any]] | None:
+    def round_in_progress(self) -> list[Event] | None:
         """Events of the last started round if it has neither result nor void, else None.
 
         What a restarted controller resumes (or voids, per its policy).
@@ -226,13 +225,13 @@ class JournalReader:
             return None
         return list(self.events(round_id=rows[0][0]))
 
-    def recent_settlements(self, limit: int = 100) -> list[dict[str, Any]]:
+    def recent_settlements(self, limit: int = 100) -> list[Event]:
         """The last ``limit`` round.result/round.void events, oldest first (snapshot history)."""
         rows = self._query(
             "SELECT body FROM events WHERE type IN (?, ?) ORDER BY seq DESC LIMIT ?",
             (*SETTLEMENT_TYPES, limit),
         )
-        return [json.loads(r[0]) for r in reversed(rows)]
+        return [decode_event(r[0]) for r in reversed(rows)]
 
     # -- life cycle ---------------------------------------------------------
     def close(self) -> None:
@@ -380,17 +379,18 @@ class Journal(JournalReader):
         return JournalReader(path)
 
     def append(
-        self, drafts: Sequence[dict[str, Any]], *, link: tuple[str, int] | None = None
-    ) -> list[dict[str, Any]]:
-        """Commit events (and the shoe link state) in one transaction; return the full events.
+        self, drafts: Sequence[Event], *, link: tuple[str, int] | None = None
+    ) -> list[Event]:
+        """Commit events (and the shoe link state) in one transaction; return them numbered.
 
-        Each draft is an event dict without ``seq``; the journal assigns consecutive
-        seqs, validates, chains and stores them. On any failure nothing is written
-        and :class:`JournalError` is raised (``RoundAlreadySettled`` for a second
+        Each draft is a stamped but unnumbered event (``seq`` 0, see
+        :func:`~table_controller.event_types.stamped`); the journal assigns consecutive
+        seqs, checks each against its type, chains and stores them. On any failure nothing
+        is written and :class:`JournalError` is raised (``RoundAlreadySettled`` for a second
         result/void of a round, ``RoundAlreadyStarted`` for a reused round id).
         """
-        if isinstance(drafts, dict):
-            raise JournalError(f"journal {self.path}: append() takes a list of drafts, not a dict")
+        if not isinstance(drafts, Sequence) or isinstance(drafts, str | bytes):
+            raise JournalError(f"journal {self.path}: append() takes a list of events, not {type(drafts).__name__}")
         with self._lock:
             conn = self._conn
             if conn is None:
@@ -415,27 +415,20 @@ class Journal(JournalReader):
             return events
 
     def _insert(
-        self, conn: sqlite3.Connection, drafts: Sequence[dict[str, Any]],
+        self, conn: sqlite3.Connection, drafts: Sequence[Event],
         link: tuple[str, int] | None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Event]:
         row = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
-        out: list[dict[str, Any]] = []
+        out: list[Event] = []
         for number, draft in enumerate(drafts):
             seq += 1
-            event = self._complete(draft, seq, number)
+            event, body = self._complete(draft, seq, number)
             self._check_round_once(conn, event)
-            try:
-                body = to_json(event)
-            except (TypeError, ValueError) as e:
-                raise JournalError(
-                    f"journal {self.path}: draft #{number} ({event['type']}) cannot be encoded as "
-                    f"JSON ({e}); nothing written"
-                ) from e
             digest = chain_hash(prev, body)
             conn.execute(
                 "INSERT INTO events(seq, ts, type, round, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
-                (seq, event["ts"], event["type"], event["round"], body, digest),
+                (seq, event.ts, event.type, event.round, body, digest),
             )
             prev = digest
             out.append(event)
@@ -443,42 +436,33 @@ class Journal(JournalReader):
             self._store_link(conn, link, seq)
         return out
 
-    def _complete(self, draft: Any, seq: int, number: int) -> dict[str, Any]:
-        """The event of a draft: ``seq`` inserted right after ``table``, checked."""
+    def _complete(self, draft: object, seq: int, number: int) -> tuple[Event, str]:
+        """The numbered event of a draft and its stored text, checked against its type.
+
+        A typed event is built without checks, so the text is decoded again: what is
+        stored is exactly what a reader will accept.
+        """
         where = f"journal {self.path}: draft #{number}"
-        if not isinstance(draft, dict):
-            raise JournalError(f"{where} is a {type(draft).__name__}, not an event dict")
-        if "seq" in draft:
-            raise JournalError(f"{where} already has seq {draft['seq']!r}: the journal assigns seq")
-        event: dict[str, Any] = {}
-        for key, value in draft.items():
-            event[key] = value
-            if key == "table":
-                event["seq"] = seq
-        event.setdefault("seq", seq)
-        try:
-            validate(event)
-        except EventError as e:
-            raise JournalError(f"{where}: {e}; nothing written") from e
-        if event["v"] != VERSION:
-            raise JournalError(f"{where}: v is {event['v']!r}, this journal stores v {VERSION}")
-        for key in ("table", "game"):
-            if event[key] != self._meta[key]:
+        if not isinstance(draft, EventBase):
+            raise JournalError(f"{where} is a {type(draft).__name__}, not an event")
+        if draft.seq != 0:
+            raise JournalError(f"{where} already has seq {draft.seq!r}: the journal assigns seq")
+        for key, value in (("table", draft.table), ("game", draft.game)):
+            if value != self._meta[key]:
                 raise JournalMismatch(
-                    f"{where}: {key} {event[key]!r} does not match the journal's {key} "
+                    f"{where}: {key} {value!r} does not match the journal's {key} "
                     f"{self._meta[key]!r}; nothing written"
                 )
-        if not isinstance(event["ts"], str):
-            raise JournalError(
-                f"{where}: ts must be RFC 3339 text (events.format_ts), not {event['ts']!r}"
-            )
-        if event["round"] is not None and not isinstance(event["round"], str):
-            raise JournalError(f"{where}: round must be a string or null, not {event['round']!r}")
-        return event
+        try:
+            body = encode_event(numbered(draft, seq)).decode("utf-8")
+            event = decode_event(body)
+        except (TypeError, ValueError, OverflowError) as e:  # EventError is a ValueError
+            raise JournalError(f"{where}: {e}; nothing written") from e
+        return event, body
 
-    def _check_round_once(self, conn: sqlite3.Connection, event: dict[str, Any]) -> None:
+    def _check_round_once(self, conn: sqlite3.Connection, event: Event) -> None:
         """Refuse a reused round id or a second settlement (earlier rows of this batch count)."""
-        kind, round_id = event["type"], event["round"]
+        kind, round_id = event.type, event.round
         if round_id is None or kind not in ("round.start", *SETTLEMENT_TYPES):
             return
         if kind == "round.start":

@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
+import msgspec
 import zmq
 
-from table_controller.events import encode, validate
+from table_controller.event_types import Event, SnapshotReply
+from table_controller.events import encode
 from table_controller.publish.security import (
     CurveConfig,
     HandshakeWatch,
@@ -114,11 +116,10 @@ class EventPublisher:
 
     # -- life cycle ---------------------------------------------------------------------------
 
-    def prime(self, events: Iterable[dict[str, Any]]) -> None:
+    def prime(self, events: Iterable[Event]) -> None:
         """Rebuild the snapshot (state, round in progress, last results, seq) from journaled events."""
         with self._lock:
             for event in events:
-                validate(event)
                 self._state.apply(event)
 
     def start(self) -> EventPublisher:
@@ -193,30 +194,28 @@ class EventPublisher:
         """The seq of the latest event published or primed (0 before any)."""
         return self._state.seq
 
-    def publish(self, event: dict[str, Any]) -> None:
+    def publish(self, event: Event) -> None:
         """Send one journaled event and fold it into the snapshot. Thread-safe, never blocks.
 
-        Raises :class:`~table_controller.events.EventError` for an event that breaks
-        events.md or belongs to another table, and ``ValueError`` when its seq does not
-        follow the last one (the journal gives every event the next seq). The publisher
-        keeps ``event`` for snapshots: do not change the dict afterwards.
+        Raises ``ValueError`` for an event of another table and when its seq does not
+        follow the last one (the journal gives every event the next seq; the journal
+        also checked it against its type).
         """
-        validate(event)
-        if event["table"] != self.table:
-            raise ValueError(f"event of table {event['table']!r} given to the publisher of {self.table!r}")
+        if event.table != self.table:
+            raise ValueError(f"event of table {event.table!r} given to the publisher of {self.table!r}")
         frames = encode(event)
         with self._lock:
             if self._pub is None:
                 raise RuntimeError(f"the event publisher of table {self.table} is not started")
-            if event["seq"] <= self._state.seq:
-                raise ValueError(f"event seq {event['seq']} does not follow the last published "
+            if event.seq <= self._state.seq:
+                raise ValueError(f"event seq {event.seq} does not follow the last published "
                                  f"seq {self._state.seq} of table {self.table}")
             self._state.apply(event)
             try:
                 self._pub.send_multipart(frames, flags=zmq.NOBLOCK, copy=True)
             except zmq.Again:  # only a connect:-mode PUB whose proxy queue is full
                 log.warning("event seq %s of table %s dropped: the proxy is not keeping up",
-                            event["seq"], self.table)
+                            event.seq, self.table)
             self.published += 1
             self._last_sent = self.clock()
 
@@ -224,7 +223,7 @@ class EventPublisher:
         """Seconds since the last publish (or start): the controller sends a heartbeat at >= 1."""
         return self.clock() - self._last_sent
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> SnapshotReply:
         """The snapshot as the endpoint would answer it now."""
         with self._lock:
             return self._state.reply()
@@ -293,8 +292,8 @@ class EventPublisher:
             seq = self._state.seq
             if self._reply_cache is not None and self._reply_cache[0] == seq:
                 return self._reply_cache[1]
-            reply = self._state.shallow_reply()
-        text = json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
+            reply = self._state.reply()
+        text: str = msgspec.json.encode(reply).decode("utf-8")
         self._reply_cache = (seq, text)
         return text
 

@@ -20,6 +20,16 @@ from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.errors import TableError
+from table_controller.event_types import (
+    Alert,
+    CardDealt,
+    Event,
+    Heartbeat,
+    RoundResult,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+)
 from table_controller.rules.cards import CODES, shuffled_shoe
 from table_controller.rules.game import Game
 from table_controller.table import inputs as i
@@ -28,13 +38,9 @@ from table_controller.table.machine import IllegalInput
 log = logging.getLogger(__name__)
 
 
-def shoe_card_of(reason: str | None) -> str | None:
-    """The shoe's card named by a source-mismatch pause ("the shoe read 5C, ...",
-    "the camera did not see card 5C ..."); None when the shoe gave no card."""
-    import re
-
-    found = re.search(r"the shoe read (\w\w)|did not see card (\w\w)", reason or "")
-    return (found.group(1) or found.group(2)) if found else None
+def _entered(event: Event, *states: str) -> bool:
+    """``event`` says the table entered one of ``states``."""
+    return isinstance(event, TableStateChanged) and event.state in states
 
 
 class DealerTimeout(TableError, TimeoutError):
@@ -72,13 +78,13 @@ class EventWatch:
     """The controller's events as the dealer sees them (a display's view)."""
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._queue: queue.Queue[Event] = queue.Queue()
         self.state = "idle"
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Event) -> None:
         self._queue.put(event)
 
-    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+    def wait(self, predicate: Callable[[Event], bool], timeout: float, what: str) -> Event:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -88,8 +94,8 @@ class EventWatch:
                 event = self._queue.get(timeout=left)
             except queue.Empty:
                 continue
-            if event["type"] == "table.state":
-                self.state = event["state"]
+            if isinstance(event, TableStateChanged):
+                self.state = event.state
             if predicate(event):
                 return event
 
@@ -149,14 +155,14 @@ class SimulatedDealer:
         """
         if not getattr(self.shoe, "announces_new_shoe", True):
             self.controller.request(i.ShoeNew(self.game.decks, announced_by="sim supervisor"))
-        self.watch.wait(lambda e: e["type"] == "shoe" and e["event"] == "new", self.timeout, "the new shoe")
+        self.watch.wait(lambda e: isinstance(e, ShoeChanged) and e.event == "new", self.timeout, "the new shoe")
         if self.controller.machine.burns:
             while self.controller.machine.burning:
                 self._draw_one()
                 if self.controller.machine.burning:
                     time.sleep(self.pace)
             self.watch.wait(
-                lambda e: e["type"] == "table.state" and e["state"] in ("idle", "closed"),
+                lambda e: _entered(e, "idle", "closed"),
                 self.timeout, "the end of the burn",
             )
 
@@ -182,7 +188,7 @@ class SimulatedDealer:
         else:
             self.stats.voids += 1
         self.watch.wait(
-            lambda e: e["type"] == "table.state" and e["state"] in ("idle", "closed"), self.timeout,
+            lambda e: _entered(e, "idle", "closed"), self.timeout,
             "the table to go idle",
         )
         return end
@@ -195,7 +201,7 @@ class SimulatedDealer:
             self.controller.link_ready.wait(max(0.0, deadline - time.monotonic()))
             self.press("start_round")
             try:
-                self.watch.wait(lambda e: e["type"] == "table.state" and e["state"] == "betting",
+                self.watch.wait(lambda e: _entered(e, "betting"),
                                 min(5.0, max(0.1, deadline - time.monotonic())), "betting")
                 return
             except DealerTimeout:
@@ -205,15 +211,14 @@ class SimulatedDealer:
     def _deal(self, stop: threading.Event) -> str:
         while not stop.is_set():
             event = self.watch.wait(
-                lambda e: e["type"] in ("round.result", "round.void")
-                or (e["type"] == "table.state" and e["state"] in ("dealing", "paused")),
+                lambda e: isinstance(e, RoundResult | RoundVoided) or _entered(e, "dealing", "paused"),
                 self.timeout, "dealing",
             )
-            if event["type"] == "round.result":
+            if isinstance(event, RoundResult):
                 return "result"
-            if event["type"] == "round.void":
+            if isinstance(event, RoundVoided):
                 return "void"
-            if event["state"] == "paused":
+            if isinstance(event, TableStateChanged) and event.state == "paused":
                 self._supervise(event)
                 continue
             while self.controller.machine.state == "dealing" and not stop.is_set():
@@ -247,11 +252,12 @@ class SimulatedDealer:
         if self.camera is not None and slot is not None:
             self._lay(slot, code)
         self.stats.cards += 1
-        taken = lambda e: (  # noqa: E731
-            (e["type"] == "card" and e["code"] == code and e["source"] != "manual")
-            or e["type"] in ("alert", "round.void")
-            or (e["type"] == "table.state" and e["state"] == "paused")
-        )
+        def taken(e: Event) -> bool:
+            return (
+                (isinstance(e, CardDealt) and e.code == code and e.source != "manual")
+                or isinstance(e, Alert | RoundVoided) or _entered(e, "paused")
+            )
+
         if getattr(self.shoe, "guarantees", SMART_SHOE).exactly_once:
             self.watch.wait(taken, self.timeout, f"the table to take card {code}")
             return
@@ -316,20 +322,19 @@ class SimulatedDealer:
         return False
 
     # ------------------------------------------------------------------ supervisor
-    def _supervise(self, paused: dict[str, Any]) -> None:
+    def _supervise(self, paused: TableStateChanged) -> None:
         """What the floor supervisor does with a paused round."""
-        cause = paused.get("cause")
+        cause = paused.cause
         try:
             if cause == "shoe-link-down":
                 return  # resumes by itself when the link is back
-            if paused.get("awaiting") == "card" and cause == "no-read":
+            if paused.awaiting == "card" and cause == "no-read":
                 card = self.shoe.unread[-1]  # the supervisor turns the unread card over
                 self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.get("awaiting") == "card" and cause == "source-mismatch" and shoe_card_of(paused.get("reason")):
+            elif paused.awaiting == "card" and cause == "source-mismatch" and isinstance(paused.shoe_card, str):
                 # the shoe is the truth of which card came out: the supervisor confirms it by hand
-                card = shoe_card_of(paused.get("reason"))
-                self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.get("awaiting") == "card" or cause == "void-request":
+                self.controller.request(i.SupervisorResume(by="sim supervisor", card=paused.shoe_card))
+            elif paused.awaiting == "card" or cause == "void-request":
                 reason = f"supervisor voided after {cause}"
                 self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=reason))
             else:
@@ -346,7 +351,7 @@ class SimulatedDealer:
             except IllegalInput as e:
                 if "lid is open" not in str(e):
                     raise
-                self.watch.wait(lambda e: e["type"] == "heartbeat", self.timeout, "a heartbeat")
+                self.watch.wait(lambda e: isinstance(e, Heartbeat), self.timeout, "a heartbeat")
 
     def _sleep(self, seconds: float, stop: threading.Event) -> None:
         if seconds > 0:

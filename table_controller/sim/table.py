@@ -16,6 +16,7 @@ from typing import Any
 
 from table_controller.config import DEFAULT_PINS, PanelConfig, PublishConfig, ShoeConfig, TableConfig
 from table_controller.errors import ConfigError
+from table_controller.event_types import Event
 from table_controller.sim.dealer import DealerFaults, SimulatedDealer
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ class SimulatedTable:
     """A :class:`~table_controller.assembly.LiveTable` on simulated devices, with a simulated dealer."""
 
     def __init__(
-        self, options: SimOptions, on_event: Callable[[dict[str, Any]], None] | None = None,
+        self, options: SimOptions, on_event: Callable[[Event], None] | None = None,
         *, device: tuple[str, Any] | None = None,
     ) -> None:
         """``device``: (port URL, the device's hands) of a shoe to deal from instead of the

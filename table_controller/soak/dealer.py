@@ -31,7 +31,6 @@ from typing import Any
 
 from table_controller.errors import TableError
 from table_controller.rules.game import Game
-from table_controller.sim.dealer import shoe_card_of
 from table_controller.soak.controller_process import ControlClient
 from table_controller.soak.options import LINE_TABLE_DEALER_FAULTS, SoakOptions
 from table_controller.soak.records import Draw, Fault, TableRecord
@@ -555,9 +554,9 @@ class RemoteDealer:
             return
         if awaiting == "card" and cause == "no-read" and self.unread:
             self._supervisor("resume", card=self.unread[-1])
-        elif awaiting == "card" and cause == "source-mismatch" and shoe_card_of(status.get("reason")):
+        elif awaiting == "card" and cause == "source-mismatch" and status.get("shoe_card"):
             # the shoe is the truth of which card came out: the supervisor confirms it by hand
-            self._supervisor("resume", card=shoe_card_of(status.get("reason")))
+            self._supervisor("resume", card=status["shoe_card"])
         elif awaiting == "card" or cause == "void-request":
             self._supervisor("void", reason=f"supervisor voided after {cause}")
         else:

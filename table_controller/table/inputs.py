@@ -106,9 +106,13 @@ class ExtraCard:
 
 @dataclass(frozen=True)
 class CameraMismatch:
-    """Shoe and camera disagree about a card, or the camera saw a card the shoe did not."""
+    """Shoe and camera disagree about a card, or the camera saw a card the shoe did not.
+
+    ``shoe_card``: the card the shoe gave, when it gave one (a supervisor confirms it).
+    """
 
     detail: str
+    shoe_card: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
 """The table's state machine: rounds, dealing enforcement, shoe procedure and pauses.
 
-Pure: it is handed inputs and the time, and answers with event drafts. It
-never touches a device, a file or a clock. Every change of state happens by
-*applying* an event, both live (each draft is applied as it is emitted) and at
-start-up (the journal's events are replayed through :meth:`TableMachine.restore`),
-so a restarted controller is in exactly the state its journal describes.
+Pure: it is handed inputs and the time, and answers with events (of
+:mod:`table_controller.event_types`, unstamped: the controller adds table, game and
+time, the journal the seq). It never touches a device, a file or a clock. Every
+change of state happens by *applying* an event, both live (each event is applied
+as it is emitted) and at start-up (the journal's events are replayed through
+:meth:`TableMachine.restore`), so a restarted controller is in exactly the state
+its journal describes.
 
 Which inputs each state takes, refuses, and where they may lead is declared in
 one place, :data:`table_controller.table.states.ROUND`; the machine dispatches by
@@ -15,14 +17,15 @@ baccarat) is ``dealing`` with no round while it burns (cards to position ``burn`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, cast
 
+from table_controller import event_types as ev
 from table_controller.errors import CardError, TableError
 from table_controller.event_types import parse_ts
 from table_controller.rules.cards import CODES, Card, parse_card
-from table_controller.rules.game import Deal, Game
+from table_controller.rules.game import Deal, Game, money_text
 from table_controller.table import inputs as i
 from table_controller.table.audit import DeckAudit
 from table_controller.table.states import (
@@ -56,21 +59,14 @@ class UndeclaredTransition(TableError, AssertionError):
 
 
 @dataclass(frozen=True)
-class Draft:
-    """An event the machine decided on, before the controller gives it seq, time and table."""
-
-    type: str
-    round: str | None
-    payload: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Pause:
     """Why the table is paused and what resuming needs."""
 
     cause: str
     resume_to: State
     awaiting_card: bool
+    #: the card the shoe gave and the pause awaits confirmation of (source-mismatch)
+    shoe_card: str | None = None
 
 
 class TableMachine:
@@ -110,7 +106,7 @@ class TableMachine:
         self.shoe_refused = False
         self.last_shoe_count: int | None = None  # the shoe's count of its latest card
         self.fresh_shoe = False  # a new shoe was announced and no card has left it yet
-        self._out: list[Draft] = []
+        self._out: list[ev.Event] = []
         self._now = 0.0
         self._input: i.TableInput | None = None
         self._may_lead_to: frozenset[State] = frozenset()
@@ -154,7 +150,7 @@ class TableMachine:
         return self.refusal(i.StartRound())
 
     # ------------------------------------------------------------------ driving
-    def handle(self, event: i.TableInput, now: float) -> list[Draft]:
+    def handle(self, event: i.TableInput, now: float) -> list[ev.Event]:
         """Apply one input at time ``now``; returns the events it caused (already applied).
 
         Raises :class:`IllegalInput` when the declaration refuses the input in this state
@@ -174,52 +170,64 @@ class TableMachine:
         out, self._out = self._out, []
         return out
 
-    def restore(self, events: list[dict[str, Any]]) -> None:
+    def restore(self, events: Iterable[ev.Event]) -> None:
         """Rebuild the state from journaled events, in seq order."""
         for event in events:
             try:
-                payload = {k: v for k, v in event.items() if k not in _COMMON}
-                self._apply(Draft(event["type"], event["round"], payload), parse_ts(event["ts"]))
+                self._apply(event, parse_ts(event.ts))
             except (AssertionError, KeyError, TypeError, ValueError, TableError) as e:
                 raise TableError(
-                    f"journal event seq {event.get('seq')} ({event.get('type')}) cannot be replayed: "
+                    f"journal event seq {event.seq} ({event.type}) cannot be replayed: "
                     f"{e or type(e).__name__}; inspect it with `table-controller journal verify`"
                 ) from e
 
     # ------------------------------------------------------------------ emitting
-    def _emit(self, type_: str, round_: str | None = None, **payload: Any) -> None:
-        draft = Draft(type_, round_, payload)
-        self._apply(draft, self._now)
-        self._out.append(draft)
+    def _emit(self, event: ev.Event) -> None:
+        self._apply(event, self._now)
+        self._out.append(event)
 
-    def _set_state(self, state: State, reason: str | None = None, **extra: Any) -> None:
+    def _set_state(
+        self, state: State, reason: str | None = None, *, by: str | ev.UnsetType = ev.UNSET
+    ) -> None:
+        self._enter(ev.TableStateChanged(round=self._round_of(state), state=state.value, reason=reason, by=by))
+
+    def _enter(self, event: ev.TableStateChanged) -> None:
+        state = State(event.state)
         if state not in self._may_lead_to:
             name = type(self._input).__name__
             raise UndeclaredTransition(f"{name} may not lead the table to {state} (see states.ROUND)")
-        round_ = self.round_id if state in IN_ROUND or state == RESULT else None
-        self._emit("table.state", round_, state=state.value, reason=reason, **extra)
+        self._emit(event)
 
-    def _alert(self, kind: str, severity: str, detail: str) -> None:
-        self._emit("alert", self.round_id, kind=kind, severity=severity, detail=detail)
+    def _round_of(self, state: State) -> str | None:
+        return self.round_id if state in IN_ROUND or state == RESULT else None
 
-    def _pause(self, cause: str, detail: str, *, awaiting_card: bool, alert: bool = True) -> None:
+    def _alert(self, kind: ev.AlertKind, severity: ev.Severity, detail: str) -> None:
+        self._emit(ev.Alert(round=self.round_id, kind=kind, severity=severity, detail=detail))
+
+    def _pause(
+        self, cause: str, detail: str, *, awaiting_card: bool, alert: bool = True,
+        shoe_card: str | None = None,
+    ) -> None:
         if alert:
-            self._alert(cause, "critical", detail)
+            self._alert(cast(ev.AlertKind, cause), "critical", detail)
         if self.state == PAUSED:
             assert self.pause is not None
             if awaiting_card and not self.pause.awaiting_card:
-                self._set_state(
-                    PAUSED, detail, cause=cause, resume_to=self.pause.resume_to.value, awaiting="card"
-                )
+                self._enter(self._paused(cause, detail, self.pause.resume_to, awaiting_card, shoe_card))
             return
-        self._set_state(
-            PAUSED, detail, cause=cause, resume_to=self.state.value,
-            awaiting="card" if awaiting_card else None,
+        self._enter(self._paused(cause, detail, self.state, awaiting_card, shoe_card))
+
+    def _paused(
+        self, cause: str, detail: str, resume_to: State, awaiting_card: bool, shoe_card: str | None
+    ) -> ev.TableStateChanged:
+        return ev.TableStateChanged(
+            round=self._round_of(PAUSED), state=PAUSED.value, reason=detail, cause=cause,
+            resume_to=resume_to.value, awaiting="card" if awaiting_card else None,
+            shoe_card=shoe_card if shoe_card is not None else ev.UNSET,
         )
 
     def _void(self, reason: str, by: str | None = None) -> None:
-        extra = {"by": by} if by else {}
-        self._emit("round.void", self.round_id, reason=reason, refund=True, **extra)
+        self._emit(ev.RoundVoided(round=self.round_id, reason=reason, refund=True, by=by or ev.UNSET))
         self._set_state(*self._after_round())
 
     def _after_round(self) -> tuple[State, str | None]:
@@ -227,14 +235,14 @@ class TableMachine:
             return CLOSED, "end of shoe: load a new shoe"
         return IDLE, None
 
-    def _trouble(self, kind: str, detail: str, *, awaiting_card: bool) -> None:
+    def _trouble(self, kind: ev.AlertKind, detail: str, *, awaiting_card: bool, shoe_card: str | None = None) -> None:
         """Device trouble: pause a round in progress, else just tell."""
         if self.in_round or self.burning:
-            self._pause(kind, detail, awaiting_card=awaiting_card)
+            self._pause(kind, detail, awaiting_card=awaiting_card, shoe_card=shoe_card)
         else:
             self._alert(kind, "warning", detail)
 
-    def _misdeal(self, kind: str, detail: str) -> None:
+    def _misdeal(self, kind: ev.AlertKind, detail: str) -> None:
         """A misdeal voids the round and refunds every bet."""
         if self.in_round:
             self._alert(kind, "critical", detail)
@@ -245,17 +253,16 @@ class TableMachine:
     # ------------------------------------------------------------------ inputs
     def _on_StartRound(self, e: i.StartRound) -> None:
         round_id = f"{self.table}-{self.round_no + 1:06d}"
-        self._emit(
-            "round.start", round_id, variant=self.game.variant.id,
-            betting_seconds=self.betting_seconds, by=e.by,
-        )
+        self._emit(ev.RoundStarted(
+            round=round_id, variant=self.game.variant.id, betting_seconds=self.betting_seconds, by=e.by,
+        ))
         self._set_state(BETTING)
 
     def _on_CloseBetting(self, e: i.CloseBetting) -> None:
         self._close_betting()
 
     def _close_betting(self) -> None:
-        self._emit("betting.closed", self.round_id)
+        self._emit(ev.BettingClosed(round=self.round_id))
         self._set_state(DEALING)
 
     def _on_Tick(self, e: i.Tick) -> None:
@@ -300,10 +307,13 @@ class TableMachine:
                 "duplicate-card", f"card {code} seen more often than {shoe} hold", awaiting_card=True
             )
             return
-        extra = {"shoe_count": shoe_count} if shoe_count is not None else {}
+        count = shoe_count if shoe_count is not None else ev.UNSET
         if self.burning:
             index = 0 if self.burn_left is None else self._burned
-            self._emit("card", None, position="burn", index=index, code=code, source=source, **extra)
+            self._emit(ev.CardDealt(
+                round=None, position="burn", index=index, code=code, source=cast(ev.CardSource, source),
+                shoe_count=count,
+            ))
             if self.burn_left == 0:
                 self._set_state(*self._after_burn())
             return
@@ -313,10 +323,19 @@ class TableMachine:
             self._alert("wrong-order", "warning", f"card {code} was not called for")
             return
         index = len(self.deal.hands[position])
-        self._emit("card", self.round_id, position=position, index=index, code=code, source=source, **extra)
+        self._emit(ev.CardDealt(
+            round=self.round_id, position=position, index=index, code=code,
+            source=cast(ev.CardSource, source), shoe_count=count,
+        ))
         if self.deal.is_complete:
-            result = self.deal.result().to_dict()
-            self._emit("round.result", self.round_id, **result)
+            result = self.deal.result()
+            self._emit(ev.RoundResult(
+                round=self.round_id,
+                hands={p: ev.HandSummary(cards=list(h.cards), cls=h.cls, points=h.points)
+                       for p, h in result.hands.items()},
+                outcome=result.outcome,
+                payouts={bet: money_text(amount) for bet, amount in result.payouts.items()},
+            ))
             self._set_state(RESULT)
 
     def _after_burn(self) -> tuple[State, str | None]:
@@ -346,7 +365,7 @@ class TableMachine:
         self._misdeal("wrong-position", e.detail)
 
     def _on_CameraMismatch(self, e: i.CameraMismatch) -> None:
-        self._trouble("source-mismatch", e.detail, awaiting_card=True)
+        self._trouble("source-mismatch", e.detail, awaiting_card=True, shoe_card=e.shoe_card)
 
     def _on_CameraDown(self, e: i.CameraDown) -> None:
         self._trouble("camera-down", e.detail, awaiting_card=False)
@@ -360,11 +379,13 @@ class TableMachine:
         if self.in_round:
             self._alert("device-fault", "critical", "the shoe was reloaded during a round")
             self._void("misdeal: the shoe was reloaded during a round")
-        extra: dict[str, Any] = {"previous_audit": self.audit.report()} if self.audit.seen else {}
         decks = self.game.decks  # the variant decides how many decks there are, not the device
-        if e.decks != decks:
-            extra.update(claimed_decks=e.decks, refused=True)
-        self._emit("shoe", None, event="new", count=0, decks=decks, **extra)
+        refused = e.decks != decks
+        self._emit(ev.ShoeChanged(
+            round=None, event="new", count=0, decks=decks,
+            previous_audit=self._audit() if self.audit.seen else ev.UNSET,
+            claimed_decks=e.decks if refused else ev.UNSET, refused=True if refused else ev.UNSET,
+        ))
         if e.decks != decks:
             detail = (
                 f"the shoe reports {e.decks} decks but {self.game.variant.id} plays {decks}: "
@@ -380,13 +401,13 @@ class TableMachine:
             self._set_state(IDLE)
 
     def _on_ShoeCut(self, e: i.ShoeCut) -> None:
-        self._emit("shoe", self.round_id, event="cut", count=e.count)
+        self._emit(ev.ShoeChanged(round=self.round_id, event="cut", count=e.count))
 
     def _on_ShoeEmpty(self, e: i.ShoeEmpty) -> None:
-        report = self.audit.report()
-        self._emit("shoe", self.round_id, event="empty", count=e.count, audit=report)
-        if report["extra"]:
-            self._alert("duplicate-card", "critical", f"deck audit: extra cards {report['extra']}")
+        report = self._audit()
+        self._emit(ev.ShoeChanged(round=self.round_id, event="empty", count=e.count, audit=report))
+        if report.extra:
+            self._alert("duplicate-card", "critical", f"deck audit: extra cards {report.extra}")
         if self.state == DEALING and self.in_round:
             self._pause("device-fault", "the shoe is empty in the middle of a round", awaiting_card=True)
         elif not self.in_round and self.state != CLOSED:
@@ -454,68 +475,80 @@ class TableMachine:
         assert self.burn_total is not None and self.burn_left is not None
         return self.burn_total - self.burn_left + 1
 
-    def _apply(self, d: Draft, ts: float) -> None:
-        p = d.payload
-        if d.type == "round.start":
-            self.round_id = d.round
-            self.round_no = int(str(d.round).rsplit("-", 1)[-1])
-            self.deal = self.game.new_deal()
-            self.betting_seconds = p["betting_seconds"]
-            if self.game.shuffle_every_round:
-                self.audit.reset()
-        elif d.type == "table.state":
-            self.state, self.reason, self.state_since = State(p["state"]), p["reason"], ts
-            if self.state == PAUSED:
-                self.pause = Pause(p["cause"], State(p["resume_to"]), p.get("awaiting") == "card")
-            else:
-                self.pause = None
-            if self.state == BETTING:
-                self.betting_ends = ts + self.betting_seconds
-            if self.state in (IDLE, CLOSED):
-                self.round_id, self.deal, self.burning = None, None, False
-            if self.state != CLOSED:
-                self.shoe_refused = False
-            if self.state == DEALING and p.get("reason") == "burn":
-                self.burning, self.burn_left, self.burn_total = True, None, None
-        elif d.type == "betting.closed":
-            self.betting_ends = None
-        elif d.type == "card":
-            card = parse_card(p["code"])
-            self.audit.add(card)
-            self.fresh_shoe = False
-            if p.get("shoe_count") is not None:
-                self.last_shoe_count = p["shoe_count"]
-            if p["position"] == "burn":
-                if p["index"] == 0:
-                    self.burn_total = self.burn_left = self.game.burn_count(card)
-                else:
-                    assert self.burn_left is not None
-                    self.burn_left -= 1
-            else:
-                assert self.deal is not None, "card event outside a round"
-                position, index = self.deal.place(card)
-                if (position, index) != (p["position"], p["index"]):
-                    raise TableError(
-                        f"journal card {p['code']} at {p['position']}[{p['index']}] does not follow "
-                        f"the dealing plan ({position}[{index}])"
-                    )
-        elif d.type in ("round.result", "round.void"):
-            if self.rounds_left is not None:
-                self.rounds_left = max(0, self.rounds_left - 1)
-        elif d.type == "shoe":
-            if p["event"] == "new":
-                self.audit.reset(p.get("decks", self.game.decks))
+    def _audit(self) -> ev.DeckAudit:
+        report = self.audit.report()
+        return ev.DeckAudit(
+            decks=report["decks"], seen=report["seen"], missing=report["missing"], extra=report["extra"],
+            complete=report["complete"],
+        )
+
+    def _apply(self, event: ev.Event, ts: float) -> None:
+        match event:
+            case ev.RoundStarted(round=round_id, betting_seconds=betting_seconds):
+                self.round_id = round_id
+                self.round_no = int(str(round_id).rsplit("-", 1)[-1])
+                self.deal = self.game.new_deal()
+                self.betting_seconds = betting_seconds
+                if self.game.shuffle_every_round:
+                    self.audit.reset()
+            case ev.TableStateChanged():
+                self._apply_state(event, ts)
+            case ev.BettingClosed():
+                self.betting_ends = None
+            case ev.CardDealt():
+                self._apply_card(event)
+            case ev.RoundResult() | ev.RoundVoided():
+                if self.rounds_left is not None:
+                    self.rounds_left = max(0, self.rounds_left - 1)
+            case ev.ShoeChanged(event="new"):
+                self.audit.reset(event.decks if isinstance(event.decks, int) else self.game.decks)
                 self.rounds_left = None
-                self.shoe_refused = bool(p.get("refused", False))
+                self.shoe_refused = event.refused is True
                 self.last_shoe_count = None
                 self.fresh_shoe = True
-            elif p["event"] == "cut":
+            case ev.ShoeChanged(event="cut"):
                 self.rounds_left = 2 if self.in_round else 1
-            elif p["event"] == "empty":
+            case ev.ShoeChanged(event="empty"):
                 self.rounds_left = 1 if self.in_round else 0
 
+    def _apply_state(self, event: ev.TableStateChanged, ts: float) -> None:
+        self.state, self.reason, self.state_since = State(event.state), event.reason, ts
+        if self.state == PAUSED:
+            if not isinstance(event.cause, str) or not isinstance(event.resume_to, str):
+                raise TableError("a pause without its cause and the state to resume to")
+            shoe_card = event.shoe_card if isinstance(event.shoe_card, str) else None
+            self.pause = Pause(event.cause, State(event.resume_to), event.awaiting == "card", shoe_card)
+        else:
+            self.pause = None
+        if self.state == BETTING:
+            self.betting_ends = ts + self.betting_seconds
+        if self.state in (IDLE, CLOSED):
+            self.round_id, self.deal, self.burning = None, None, False
+        if self.state != CLOSED:
+            self.shoe_refused = False
+        if self.state == DEALING and event.reason == "burn":
+            self.burning, self.burn_left, self.burn_total = True, None, None
 
-_COMMON = frozenset(("v", "table", "seq", "ts", "type", "game", "round"))
+    def _apply_card(self, event: ev.CardDealt) -> None:
+        card = parse_card(event.code)
+        self.audit.add(card)
+        self.fresh_shoe = False
+        if isinstance(event.shoe_count, int):
+            self.last_shoe_count = event.shoe_count
+        if event.position == "burn":
+            if event.index == 0:
+                self.burn_total = self.burn_left = self.game.burn_count(card)
+            else:
+                assert self.burn_left is not None
+                self.burn_left -= 1
+            return
+        assert self.deal is not None, "card event outside a round"
+        position, index = self.deal.place(card)
+        if (position, index) != (event.position, event.index):
+            raise TableError(
+                f"journal card {event.code} at {event.position}[{event.index}] does not follow "
+                f"the dealing plan ({position}[{index}])"
+            )
 
 
 

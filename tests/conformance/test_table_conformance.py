@@ -120,7 +120,7 @@ def test_a_table_journals_exactly_what_the_shoe_drew(tmp_path: Path, name: str, 
         if isinstance(runner, TcpShoe):
             dealer.play_round(table.live.stopped)
             played += 1
-        journaled = [(e["code"], e["shoe_count"]) for e in table.live.journal.events(types=["card"])]
+        journaled = [(e.code, e.shoe_count) for e in table.live.journal.events(types=["card"])]
         results = list(table.live.journal.events(types=["round.result"]))
     finally:
         for timer in pulls:
