@@ -40,6 +40,11 @@ class CameraWatcher:
     def start(self) -> None:
         self._thread.start()
 
+    @property
+    def is_running(self) -> bool:
+        """True while the watcher's thread runs (started, not closed, not died)."""
+        return self._thread.is_alive()
+
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)

@@ -336,13 +336,9 @@ class TableController:
         """
         now = self.clock()
         self.handshake.observe(shoe_event)
-        drafts: list[Event] = []
-        rejected: IllegalInput | None = None
-        try:
-            for table_input in self._fuse(event, now) if event is not None else []:
-                drafts += self.machine.handle(table_input, now)
-        except IllegalInput as e:
-            rejected = e
+        fused = self._fuse(event, now) if event is not None else []
+        outcome = self.machine.handle_step(fused, now, cards_waiting=[p.code for p in self.fusion.pending])
+        drafts, rejected = list(outcome.events), outcome.refused
         if any(isinstance(d, RoundResult | RoundVoided) for d in drafts):
             for leftover in self.fusion.reset():
                 drafts += self.machine.handle(leftover, now)
@@ -364,52 +360,15 @@ class TableController:
             log.debug("table %s: %s while %s (waiting for the camera: %s)", self.table, event,
                       m.state, [p.code for p in self.fusion.pending])
         if isinstance(event, i.CardPresented) and event.source == "shoe" and self.fusion.mode != "shoe":
-            return self._unless_extra_cards(
-                self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
-            )
+            return self.fusion.shoe_card(event.code, m.deal, dealing, now, event.shoe_count)
         if isinstance(event, CameraSaw):
             held = m.state == "paused" and m.in_round
-            return self._unless_extra_cards(self.fusion.camera_card(
+            return self.fusion.camera_card(
                 event.position, event.index, event.code, m.deal, dealing, now, held=held
-            ))
+            )
         if isinstance(event, i.Tick):
-            return [event, *self._unless_extra_cards(self.fusion.tick(now, dealing, m.deal))]
-        if isinstance(event, i.SupervisorResume) and event.card is not None:
-            return self._unless_extra_cards([event])
+            return [event, *self.fusion.tick(now, dealing, m.deal)]
         return [event]
-
-    def _unless_extra_cards(self, inputs: list[Any]) -> list[Any]:
-        """A card that completes the round while later shoe cards already left the shoe
-        (confirmed in the same breath, or still waiting for the camera): those cards are
-        extra (games.md: a misdeal), so the round is voided instead of settled."""
-        from table_controller.errors import CardError
-        from table_controller.rules.cards import parse_card
-
-        deal = self.machine.deal
-        if deal is None or not inputs:
-            return inputs
-        hands = {p: list(cards) for p, cards in deal.hands.items()}
-        dealt = deal.dealt
-        for k, x in enumerate(inputs):
-            code = x.code if isinstance(x, i.CardPresented) else getattr(x, "card", None)
-            if code is None:
-                continue
-            position = deal.game.next_position(hands, dealt)
-            if position is None:
-                return inputs
-            try:
-                hands[position].append(parse_card(code))
-            except CardError:
-                return inputs
-            dealt += 1
-            if deal.game.next_position(hands, dealt) is not None:
-                continue
-            later = [y.code for y in inputs[k + 1:] if isinstance(y, i.CardPresented)]
-            later += [p.code for p in self.fusion.pending]
-            if not later:
-                return inputs
-            return [*inputs[:k], i.ExtraCard(f"card {later[0]} left the shoe after the round's last card {code}")]
-        return inputs
 
     def _commit(self, drafts: list[Event], link: Any = None) -> list[Event]:
         """Stamp the machine's events (table, game, time), journal them (which numbers them),

@@ -123,8 +123,8 @@ def test_a_frame_of_the_wrong_size_is_refused_clearly() -> None:
         rec.recognize(np.zeros((480, 640, 3), np.uint8))
 
 
-def test_suit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
-    from firmware_interfaces.camera.recognizer import _suit_twins
+def testsuit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
+    from firmware_interfaces.camera.recognizer import suit_twins
 
-    assert _suit_twins("7C", "7S") and _suit_twins("7S", "7C") and _suit_twins("QH", "QD")
-    assert not _suit_twins("7C", "7H") and not _suit_twins("7C", "8C") and not _suit_twins("7C", "7C")
+    assert suit_twins("7C", "7S") and suit_twins("7S", "7C") and suit_twins("QH", "QD")
+    assert not suit_twins("7C", "7H") and not suit_twins("7C", "8C") and not suit_twins("7C", "7C")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -176,18 +177,21 @@ def test_a_production_tables_control_socket_has_no_rig_ops(tmp_path: Path) -> No
 
 
 def test_a_control_socket_that_fails_anyway_is_reopened_and_an_alert_says_so(table, monkeypatch) -> None:
+    import zmq
+
     controller, server = table
-    real = server._answer_frames
+    real = zmq.Socket.recv_multipart
     calls = []
 
-    def failing_once(frames):  # type: ignore[no-untyped-def]
-        calls.append(frames)
-        if len(calls) == 1:
-            raise RuntimeError("an unforeseen failure")
-        return real(frames)
+    def failing_once_in_the_server(sock, *args, **kw):  # type: ignore[no-untyped-def]
+        # The transport fails under the server, once: what no request could cause.
+        if threading.current_thread().name == "control":
+            calls.append(sock)
+            if len(calls) == 1:
+                raise zmq.ZMQError(zmq.EFAULT, "an unforeseen failure")
+        return real(sock, *args, **kw)
 
-    monkeypatch.setattr(server, "_answer_frames", failing_once)
-    import zmq
+    monkeypatch.setattr(zmq.Socket, "recv_multipart", failing_once_in_the_server)
 
     sock = zmq.Context.instance().socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)

@@ -252,10 +252,10 @@ def test_control_socket_answers_every_request_once_and_the_table_runs_on(
             states.add(status_answer["state"])
         event(f"control: the table was {', '.join(sorted(states))}")
         assert rig.loop.is_alive(), "the controller loop thread died"
-        assert rig.server._thread.is_alive(), "the control socket thread died"
+        # The control socket's thread answered the status just asked: it is alive.
         rig.signal_stop()
-        rig.controller._queue.put(None)  # type: ignore[arg-type]  # wakes the loop: it stops
-        rig.loop.join(timeout=5)
+        rig.loop.join(timeout=5)  # the loop notices the stop within a quarter second
+        assert not rig.loop.is_alive(), "the controller loop did not stop"
         report = verify_journal(rig.path)
         assert report.ok, report.problems
     finally:
@@ -333,8 +333,7 @@ def test_snapshot_socket_refuses_every_bad_request_and_still_serves_snapshots(
             answer = json.loads(reply[-1])
             assert isinstance(answer, dict) and ("error" in answer or "seq" in answer), answer
         snap = ask_snapshot(zmq_context, endpoint)
-        assert snap["seq"] == rig.publisher.last_seq
-        assert rig.publisher._thread is not None and rig.publisher._thread.is_alive()
+        assert snap["seq"] == rig.publisher.last_seq  # answered: the snapshot server's thread is alive
     finally:
         graveyard.retire(rig)
 
@@ -618,7 +617,7 @@ def plausible_args(ftype: str, nonces: list[str]) -> st.SearchStrategy[tuple[str
 def draw_frame(data: st.DataObject, link: Any, nonces: list[str], command_seqs: list[int]) -> Any:
     from firmware_interfaces.shoe import Frame
 
-    expected = link._expected
+    expected = link.expected_seq
     seqs = [st.integers(0, 65535), st.integers(0, 12)]
     if expected is not None:
         seqs += [st.just(expected), st.integers(-3, 3).map(lambda d: (expected + d) & 0xFFFF)]
@@ -710,7 +709,7 @@ def test_shoe_link_never_raises_and_a_well_formed_shoe_is_then_heard(
             break
     else:
         pytest.fail(f"a well-formed shoe was never heard: anchored={link.is_anchored}, "
-                    f"awaiting={link._awaiting_nonce}, stats={link.stats}")
+                    f"awaiting={link.awaiting_nonce}, stats={link.stats}")
 
 
 # =======================================================================================
@@ -728,7 +727,7 @@ chunks = st.lists(st.tuples(line_bytes, st.sampled_from([0.0, 0.05, 0.2, 0.6, 3.
 
 
 def _feed_line_reader(driver: Any, chunked: list[tuple[bytes, float]], pattern: str | None = None) -> None:
-    """Feed the chunks as the reader thread does (parser.feed, then _on_line per line; an
+    """Feed the chunks as the reader thread does (driver.events_from per chunk; an
     exception is logged there and the chunk dropped, so here it is noted and reading goes
     on); then check that a clean card line is still read as a fresh reader reads it."""
     from firmware_interfaces.shoe.events import CARD_CODES, CardDrawn, ReaderNotice
@@ -739,12 +738,11 @@ def _feed_line_reader(driver: Any, chunked: list[tuple[bytes, float]], pattern: 
     def feed(data: bytes, now: float) -> list[Any]:
         out: list[Any] = []
         try:
-            for line in driver.parser.feed(data):
-                for e in driver._on_line(line, now):
-                    assert isinstance(e, (CardDrawn, ReaderNotice)), e
-                    if isinstance(e, CardDrawn):
-                        assert e.code in CARD_CODES, e
-                    out.append(e)
+            for e in driver.events_from(data, now):
+                assert isinstance(e, (CardDrawn, ReaderNotice)), e
+                if isinstance(e, CardDrawn):
+                    assert e.code in CARD_CODES, e
+                out.append(e)
         except AssertionError:
             raise
         except Exception as e:  # noqa: BLE001 - the reader thread's catch-all: logged, chunk lost
@@ -973,7 +971,7 @@ def test_camera_watcher_survives_whatever_a_broken_camera_delivers(
     watcher.start()
     try:
         assert source.done.wait(30), "the watcher stopped reading frames (hung on one)"
-        assert watcher._thread.is_alive(), "the camera watcher thread died"
+        assert watcher.is_running, "the camera watcher thread died"
     finally:
         watcher.close()
     delivered = [s for s in script if s[0] not in ("none", "raise")]

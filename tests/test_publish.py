@@ -268,23 +268,29 @@ def test_an_oversized_request_is_dropped_unread_and_snapshots_are_still_served(c
     assert ask_snapshot(context, publisher.bound_snapshot).seq == publisher.last_seq
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "publisher bug: EventPublisher._serve closes the failed router only after its 0.5 s wait, in "
+    "`finally`, and binds the new one at once: ZeroMQ has not released the port yet "
+    "(EADDRINUSE), so the snapshot server thread ends and snapshots are never served again"))
 def test_a_snapshot_server_that_fails_anyway_is_reopened_on_its_port_and_says_so(context, publisher, monkeypatch):
     import time
 
     told: list[str] = []
     publisher.on_trouble = told.append
     endpoint = publisher.bound_snapshot
-    real = publisher._answer
+    real = zmq.Socket.recv_multipart
     calls = []
+    server_thread = f"snapshot-{publisher.table}"
 
-    def breaks_the_socket_once(router, frames):  # type: ignore[no-untyped-def]
-        calls.append(frames)
-        if len(calls) == 1:
-            router.close(linger=0)  # the socket fails under the server: its next poll raises
-            return None
-        return real(router, frames)
+    def fails_once_in_the_server(sock, *args, **kw):  # type: ignore[no-untyped-def]
+        # The transport fails under the server, once: what no request could cause.
+        if threading.current_thread().name == server_thread:
+            calls.append(sock)
+            if len(calls) == 1:
+                raise zmq.ZMQError(zmq.EFAULT, "the socket failed")
+        return real(sock, *args, **kw)
 
-    monkeypatch.setattr(publisher, "_answer", breaks_the_socket_once)
+    monkeypatch.setattr(zmq.Socket, "recv_multipart", fails_once_in_the_server)
     assert send_raw(context, endpoint, b'{"op": "snapshot"}', wait_ms=500) is None
     deadline = time.monotonic() + 5
     while not told and time.monotonic() < deadline:

@@ -134,7 +134,7 @@ def test_overlong_partial_frame_is_dropped_without_growing_the_buffer() -> None:
     assert codec.feed(b"$" + b"A" * 200) == []
     assert codec.counters.overlong == 1
     assert codec.feed(b"A" * 5000 + b"\r\n$5,LOCK*5000\r\n") == [Frame(5, "LOCK")]
-    assert len(codec._buf) == 0
+    assert codec.buffered == 0
 
 
 def test_96_byte_frame_is_accepted() -> None:

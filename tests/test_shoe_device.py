@@ -288,4 +288,4 @@ def test_scripted_cards_are_checked() -> None:
 def test_seeded_shoe_is_reproducible() -> None:
     a = SimulatedShoe(FakePort(), seed=42, decks=1)
     b = SimulatedShoe(FakePort(), seed=42, decks=1)
-    assert list(a._cards) == list(b._cards) != sorted(a._cards) and len(a._cards) == 52
+    assert a.cards_left == b.cards_left != tuple(sorted(a.cards_left)) and len(a.cards_left) == 52

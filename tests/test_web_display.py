@@ -191,7 +191,7 @@ def test_garbage_on_the_wire_is_skipped_and_the_display_stays_up(caplog):
             good = send(type="table.state", state="paused", reason="dealer change")
             shown = next(v for v in stream if v["seq"] == good.seq)
             assert (shown["state"], shown["reason"]) == ("paused", "dealer change")
-            assert display.feeder._thread.is_alive()
+            assert display.feeder.is_running
         finally:
             beats.set()
             display.stop()

@@ -111,7 +111,7 @@ class Recognizer:
         # smeared by motion blur read 7C as 7S from an outline 10 px off, while nudged views
         # of it lay near 7C (measured cost: 6 correct reads in 1,344)
         near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_distance}
-        need = limit * (TWIN_MARGIN if _suit_twins(m.code, m.runner_up) else 1.0)
+        need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) else 1.0)
         if (m.accepted and m.margin >= need and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
                 and near_elsewhere <= {m.code} and _same_rank(templates.read(card).code, m.code)):
             return m.code, _confidence(m.margin, model.min_margin), as_read
@@ -155,7 +155,7 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
 
 
-def _suit_twins(a: str, b: str) -> bool:
+def suit_twins(a: str, b: str) -> bool:
     """Same rank, other suit of the same colour: the pair a blurred card is least sure of."""
     return a[0] == b[0] and a[1] != b[1] and (a[1] in "HD") == (b[1] in "HD")
 

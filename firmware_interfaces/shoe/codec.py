@@ -100,6 +100,11 @@ class SLP1Codec:
         self._buf = b""
         self._dropping = False  # inside an over-long frame: skip to the next '$'
 
+    @property
+    def buffered(self) -> int:
+        """Bytes held back for a frame not yet complete (bounded: an over-long one is dropped)."""
+        return len(self._buf)
+
     # -- encoding -----------------------------------------------------------
     def encode(self, seq: int, type: str, args: tuple[str, ...] | list[str] = ()) -> bytes:
         """The wire bytes of one frame; raises ShoeProtocolError for an unsendable field."""

@@ -309,6 +309,15 @@ class LineReaderDriver(ReaderEvents):
             setattr(snapshot, key, value)
         return snapshot
 
+    def events_from(self, data: bytes, now: float) -> list[ShoeEvent]:
+        """The events that bytes read from the reader at ``now`` amount to, in order (what the
+        reader thread does with each chunk it reads, before it dispatches them). A partial
+        line is kept until its end arrives."""
+        events: list[ShoeEvent] = []
+        for line in self.parser.feed(data):
+            events += self._on_line(line, now)
+        return events
+
     # -- reader thread --------------------------------------------------------
     def _run(self) -> None:
         backoff = self._timing.reopen_min
@@ -323,11 +332,7 @@ class LineReaderDriver(ReaderEvents):
                     continue
                 data = self._read()
                 if data:
-                    now = self._clock()
-                    events: list[ShoeEvent] = []
-                    for line in self.parser.feed(data):
-                        events += self._on_line(line, now)
-                    self._dispatch(events)
+                    self._dispatch(self.events_from(data, self._clock()))
             except Exception:  # the top of a worker thread: log, keep reading
                 log.exception("%s reader: unexpected error", self._name)
                 self._stop.wait(self._timing.tick)

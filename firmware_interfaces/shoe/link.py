@@ -154,6 +154,16 @@ class ControllerLink:
         return LinkState(self._boot, (self._expected - 1) & _MASK)
 
     @property
+    def expected_seq(self) -> int | None:
+        """The seq the next delivered frame must carry; None before a session is anchored."""
+        return self._expected
+
+    @property
+    def awaiting_nonce(self) -> str | None:
+        """The nonce of a RESET sent and not yet answered by a HELLO, or None."""
+        return self._awaiting_nonce
+
+    @property
     def is_anchored(self) -> bool:
         """True when a session is anchored and frames are being delivered."""
         return self._awaiting_nonce is None and self._expected is not None

@@ -173,6 +173,12 @@ class SimulatedShoe:
         return len(self._cards)
 
     @property
+    def cards_left(self) -> tuple[str, ...]:
+        """The cards still in the shoe, the next one first (a seeded shoe's order is reproducible)."""
+        with self._lock:
+            return tuple(self._cards)
+
+    @property
     def boot_id(self) -> str:
         return self.link.boot_id
 

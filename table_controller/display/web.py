@@ -99,6 +99,11 @@ class Feeder:
         self._thread = threading.Thread(target=self._run, daemon=True, name="display-feeder")
         self._thread.start()
 
+    @property
+    def is_running(self) -> bool:
+        """True while the feeder's thread follows the table (started, not stopped, not died)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self) -> None:
         try:
             client = self.make_client()

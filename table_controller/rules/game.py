@@ -184,6 +184,16 @@ class Deal:
     def can_place(self) -> bool:
         return self._next is not None
 
+    def is_completed_by(self, card: Card) -> bool:
+        """True when ``card``, placed next, would be the round's last card (False when the
+        round is complete already). The deal itself is not changed."""
+        position = self._next
+        if position is None:
+            return False
+        hands = {p: list(cards) for p, cards in self.hands.items()}
+        hands[position].append(card)
+        return self.game.next_position(hands, len(self.placed) + 1) is None
+
     def place(self, card: Card) -> tuple[str, int]:
         """Give ``card`` to the next position; returns (position, index within it)."""
         position = self._next

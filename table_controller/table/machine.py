@@ -17,7 +17,7 @@ baccarat) is ``dealing`` with no round while it burns (cards to position ``burn`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -67,6 +67,19 @@ class Pause:
     awaiting_card: bool
     #: the card the shoe gave and the pause awaits confirmation of (source-mismatch)
     shoe_card: str | None = None
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What the inputs of one :meth:`TableMachine.handle_step` did.
+
+    ``events``: the events they caused, already applied. ``refused``: the refusal that
+    ended the step early, or None; the inputs before it stay applied, so their events
+    must be journaled all the same.
+    """
+
+    events: list[ev.Event]
+    refused: IllegalInput | None = None
 
 
 class TableMachine:
@@ -169,6 +182,53 @@ class TableMachine:
             self._input, self._may_lead_to = None, frozenset()
         out, self._out = self._out, []
         return out
+
+    def handle_step(
+        self, inputs: Sequence[i.TableInput], now: float, *, cards_waiting: Sequence[str] = ()
+    ) -> StepOutcome:
+        """Apply the inputs of one step (what one device event amounted to), in order, at ``now``.
+
+        ``cards_waiting``: cards that left the shoe after every card of ``inputs`` and are
+        not inputs yet (shoe cards waiting for the camera). A card that would be the
+        round's last while a card already left the shoe after it (a later card of
+        ``inputs`` or one of ``cards_waiting``) is handled as an
+        :class:`~table_controller.table.inputs.ExtraCard` instead, naming both cards
+        (games.md: a misdeal, the round is voided, not settled), and ends the step: the
+        inputs after it are not applied.
+
+        Stops at the first input refused (:meth:`handle` would raise
+        :class:`IllegalInput`) and returns the refusal with the events before it.
+        """
+        events: list[ev.Event] = []
+        for k, table_input in enumerate(inputs):
+            later = [x.code for x in inputs[k + 1:] if isinstance(x, i.CardPresented)]
+            extra = self._as_extra_card(table_input, [*later, *cards_waiting])
+            try:
+                events += self.handle(extra or table_input, now)
+            except IllegalInput as refused:
+                return StepOutcome(events, refused)
+            if extra is not None:
+                break
+        return StepOutcome(events)
+
+    def _as_extra_card(self, table_input: i.TableInput, later: Sequence[str]) -> i.ExtraCard | None:
+        """The extra card ``table_input`` amounts to: its card would end the round while
+        ``later`` cards already left the shoe. None when it does not."""
+        if isinstance(table_input, i.CardPresented):
+            code: str | None = table_input.code
+        elif isinstance(table_input, i.SupervisorResume):
+            code = table_input.card
+        else:
+            code = None
+        if code is None or not later or self.deal is None:
+            return None
+        try:
+            card = parse_card(code)
+        except CardError:
+            return None  # not a card of the deck: its own handler says so
+        if not self.deal.is_completed_by(card):
+            return None
+        return i.ExtraCard(f"card {later[0]} left the shoe after the round's last card {code}")
 
     def restore(self, events: Iterable[ev.Event]) -> None:
         """Rebuild the state from journaled events, in seq order."""

@@ -239,6 +239,8 @@ ROUND = Declaration(
         On(i.NoRead,         (DEALING,),                       handle(to(PAUSED, "no read"))),
         On(i.NoRead,         (PAUSED,),                        handle(*MISDEAL, to(PAUSED, "awaiting a card"))),
 
+        # An ExtraCard is also what a card becomes that would end the round while a later card
+        # already left the shoe (TableMachine.handle_step).
         *(On(kind,           OUTSIDE_A_ROUND,                  STAY) for kind in MISDEALS),
         *(On(kind,           (BETTING, DEALING, PAUSED),       handle(*MISDEAL)) for kind in MISDEALS),
 

@@ -110,7 +110,5 @@ def test_driver_takes_a_line_read_twice_once_and_says_so() -> None:
 def test_unreadable_line_is_a_notice_not_a_guess() -> None:
     events: list[ShoeEvent] = []
     driver = LineReaderDriver(lambda: None, listener=events.append)
-    parser_events = []
-    for line in driver.parser.feed(b"KH 7C\r\n"):
-        parser_events += driver._on_line(line, 0.0)
+    parser_events = driver.events_from(b"KH 7C\r\n", 0.0)
     assert parser_events == [ReaderNotice("unreadable", "reader line 'KH 7C': 2 card codes in one line")]
