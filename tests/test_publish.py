@@ -268,10 +268,6 @@ def test_an_oversized_request_is_dropped_unread_and_snapshots_are_still_served(c
     assert ask_snapshot(context, publisher.bound_snapshot).seq == publisher.last_seq
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "publisher bug: EventPublisher._serve closes the failed router only after its 0.5 s wait, in "
-    "`finally`, and binds the new one at once: ZeroMQ has not released the port yet "
-    "(EADDRINUSE), so the snapshot server thread ends and snapshots are never served again"))
 def test_a_snapshot_server_that_fails_anyway_is_reopened_on_its_port_and_says_so(context, publisher, monkeypatch):
     import time
 

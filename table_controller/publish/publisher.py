@@ -234,23 +234,36 @@ class EventPublisher:
         """Serve snapshots until closed; a socket that fails anyway is replaced on the same
         endpoint and ``on_trouble`` (the table's alert) is told."""
         endpoint = self.snapshot_endpoint
+        started = False
         while not self._stop.is_set():
             router = self._snapshot_socket(keys, endpoint)
             if router is None:
-                return
+                if not started:
+                    return  # start() raises the bind error
+                # The failed socket's port is released by ZeroMQ's I/O thread a moment after
+                # the close: try again until it is free, never give the snapshots up.
+                log.warning("snapshot server of table %s: %s is not free yet, retrying", self.table, endpoint)
+                self._stop.wait(0.2)
+                continue
+            started = True
             endpoint = self.bound_snapshot or endpoint  # a restart keeps the port it had
+            failure: Exception | None = None
             try:
                 self._serve_socket(router)
             except Exception as e:  # supervised: log, reopen, say so
                 log.exception("snapshot server of table %s failed: reopening", self.table)
-                self.restarts += 1
-                if self.on_trouble is not None:
-                    self.on_trouble(f"the snapshot server failed ({type(e).__name__}: {e}) and was reopened")
-                self._stop.wait(0.5)
+                failure = e
             finally:
                 if keys:
                     self.handshakes.stop([router])
-                router.close(linger=0)
+                router.close(linger=0)  # before the pause: the port must be free to bind again
+            if failure is not None:
+                self.restarts += 1
+                if self.on_trouble is not None:
+                    self.on_trouble(
+                        f"the snapshot server failed ({type(failure).__name__}: {failure}) and was reopened"
+                    )
+                self._stop.wait(0.5)
 
     def _snapshot_socket(self, keys: tuple[bytes, bytes] | None, endpoint: str) -> Any:
         router = self.context.socket(zmq.ROUTER)
@@ -266,7 +279,8 @@ class EventPublisher:
                 self.handshakes.watch(router, "snapshot")
             self.bound_snapshot = attach(router, endpoint)
         except zmq.ZMQError as e:
-            self._error = e
+            if not self._ready.is_set():
+                self._error = e
             router.close(linger=0)
             self._ready.set()
             return None
