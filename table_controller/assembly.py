@@ -56,6 +56,10 @@ class LiveTable:
         self.publisher: EventPublisher | None = None
         self.game = load_game(config.variant, config.variants_dir)
         self._closers: list[Callable[[], None]] = []
+        #: The parts that feed the loop from their own threads (camera, control socket):
+        #: closed before the loop stops, so that a request they are answering still gets
+        #: the loop's reply.
+        self._input_closers: list[Callable[[], None]] = []
         self._stop = threading.Event()
         self._loop: threading.Thread | None = None
         #: Set when the controller loop died (e.g. the journal cannot commit); ``failure`` says why.
@@ -90,7 +94,7 @@ class LiveTable:
             self.controller.shoe = self.shoe
             if "camera" in config.sources:
                 self.camera = self._make_camera(camera_parts)
-                self._closers.append(self.camera.close)
+                self._input_closers.append(self.camera.close)
             if config.publish.control:
                 from table_controller.control import ControlServer
 
@@ -103,7 +107,7 @@ class LiveTable:
                     self.controller, config.publish.control, config.supervisor_tokens, context,
                     security=self._control_security(), extra_ops=self._rig_ops(),
                 )
-                self._closers.append(self.control.close)
+                self._input_closers.append(self.control.close)
         except BaseException:
             self.close()
             raise
@@ -259,7 +263,9 @@ class LiveTable:
         return self._stop
 
     def close(self) -> None:
-        """Stop the loop and close every device, newest first."""
+        """Close the inputs (control socket, camera), stop the loop and the shoe, then close
+        the rest (panel, publisher, journal), newest first."""
+        self._close_all(self._input_closers)
         self._stop.set()
         if self.shoe is not None:
             try:
@@ -268,9 +274,12 @@ class LiveTable:
                 log.exception("closing the shoe driver")
         if self._loop is not None:
             self._loop.join(timeout=5)
-        for close in reversed(self._closers):
+        self._close_all(self._closers)
+
+    def _close_all(self, closers: list[Callable[[], None]]) -> None:
+        for close in reversed(closers):
             try:
                 close()
             except Exception:
                 log.exception("closing part of table %s", self.config.table_id)
-        self._closers.clear()
+        closers.clear()

@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 
 #: The largest control request accepted; a real one is well under 1 KiB.
 MAX_REQUEST_BYTES = 16384
+#: How long close() waits for the serving thread: longer than one request can take (a
+#: supervisor op waits up to 5 s for the controller's loop).
+CLOSE_SECONDS = 7.0
 
 
 def token_digest(token: str) -> str:
@@ -93,9 +96,22 @@ class ControlServer:
         self._thread.start()
 
     def close(self) -> None:
+        """Stop serving and close the socket; waits up to :data:`CLOSE_SECONDS` for the thread.
+
+        Once started, the socket belongs to the serving thread, which closes it itself: a
+        ZeroMQ socket closed while another thread waits in it makes libzmq abort the process.
+        A thread that does not stop in time (logged) keeps its socket, and its context is not
+        terminated (that would wait for the socket for ever).
+        """
         self._stop.set()
-        self._thread.join(timeout=2)
-        self._socket.close()
+        if self._thread.ident is None:  # never started: the socket is still this thread's
+            self._socket.close()
+        else:
+            self._thread.join(timeout=CLOSE_SECONDS)
+            if self._thread.is_alive():
+                log.error("control socket %s: its thread did not stop within %.0f s; "
+                          "left open", self.endpoint, CLOSE_SECONDS)
+                return
         if self._auth is not None:
             self._auth.stop()
         if self._own_context:
@@ -116,17 +132,21 @@ class ControlServer:
 
     def _serve(self) -> None:
         """Serve until closed; a socket that fails anyway is replaced and an alert says so."""
-        while not self._stop.is_set():
-            try:
-                self._serve_socket()
-            except Exception as e:  # supervised: a new socket on the same endpoint
-                log.exception("control socket failed: reopening %s", self.endpoint)
-                self.restarts += 1
-                self._socket.close(linger=0)
-                self._stop.wait(0.5)
-                self._socket = self._open(self.endpoint)
-                self.controller.post(i.DeviceWarning(
-                    f"the control socket failed ({type(e).__name__}: {e}) and was reopened"))
+        try:
+            while not self._stop.is_set():
+                try:
+                    self._serve_socket()
+                except Exception as e:  # supervised: a new socket on the same endpoint
+                    log.exception("control socket failed: reopening %s", self.endpoint)
+                    self.restarts += 1
+                    self._socket.close(linger=0)
+                    if self._stop.wait(0.5):
+                        return
+                    self._socket = self._open(self.endpoint)
+                    self.controller.post(i.DeviceWarning(
+                        f"the control socket failed ({type(e).__name__}: {e}) and was reopened"))
+        finally:
+            self._socket.close(linger=0)  # here, in the one thread that uses it (see close)
 
     def _serve_socket(self) -> None:
         import zmq
@@ -137,8 +157,14 @@ class ControlServer:
             if not poller.poll(200):
                 continue
             # The whole message, however many frames: a REP socket must answer each
-            # request exactly once, or it refuses every later one.
-            frames = self._socket.recv_multipart()
+            # request exactly once, or it refuses every later one. Never a blocking recv:
+            # a readable REP may still have nothing to give (it drops a message without the
+            # empty delimiter, e.g. from a DEALER), and a blocking recv would then wait for
+            # the next request, deaf to close().
+            try:
+                frames = self._socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                continue
             answer = self._answer_frames(frames)  # never raises
             self._socket.send(json.dumps(answer, default=str).encode())
 

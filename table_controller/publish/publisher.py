@@ -155,8 +155,14 @@ class EventPublisher:
     def close(self) -> None:
         """Stop the snapshot server, close the sockets (and the context if it is ours)."""
         self._stop.set()
+        server_stuck = False
         if self._thread is not None:
             self._thread.join(timeout=5)
+            # The thread closes its ROUTER itself; while it lives, term() would wait for ever.
+            server_stuck = self._thread.is_alive()
+            if server_stuck:
+                log.error("snapshot server of table %s did not stop within 5 s; its context "
+                          "is left open", self.table)
             self._thread = None
         with self._lock:
             if self._pub is not None:
@@ -165,7 +171,7 @@ class EventPublisher:
                 self._pub.close(linger=0)
                 self._pub = None
         self._stop_auth()
-        if self._own_context and not self.context.closed:
+        if self._own_context and not server_stuck and not self.context.closed:
             self.context.term()
 
     def reload_authorized_clients(self) -> None:
@@ -293,7 +299,10 @@ class EventPublisher:
         while not self._stop.is_set():
             if not poller.poll(100):
                 continue
-            frames = router.recv_multipart()
+            try:  # never a blocking recv: the thread must see _stop within a poll
+                frames = router.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                continue
             try:
                 self._answer(router, frames)
             except Exception:  # one request never stops the server: log it, serve on
