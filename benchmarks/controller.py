@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from table_controller.event_types import CardDealt, Event  # noqa: E402
 from table_controller.sim.table import SimOptions, SimulatedTable  # noqa: E402
 
 
@@ -36,10 +37,10 @@ def main() -> None:
     committed: dict[str, float] = {}
     seen = threading.Condition()
 
-    def on_event(event: dict) -> None:
-        if event["type"] == "card":
+    def on_event(event: Event) -> None:
+        if isinstance(event, CardDealt):
             with seen:
-                committed[f"{event['round']}/{event['position']}/{event['index']}"] = time.perf_counter()
+                committed[f"{event.round}/{event.position}/{event.index}"] = time.perf_counter()
                 seen.notify_all()
 
     sim = SimulatedTable(SimOptions(variant="baccarat", speed=0, seed=7), on_event=on_event)

@@ -41,13 +41,14 @@ import tty
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import msgspec  # noqa: E402
 import zmq  # noqa: E402
 
 from table_controller.client import Snapshot, TableClient  # noqa: E402
-from table_controller.event_types import CardDealt  # noqa: E402
+from table_controller.event_types import CardDealt, Event  # noqa: E402
 from table_controller.events import encode, make_event  # noqa: E402
 from table_controller.publish import EventPublisher, StudioProxy  # noqa: E402
 from table_controller.sim.table import SimOptions, SimulatedTable  # noqa: E402
@@ -211,7 +212,7 @@ def floor_pty(samples: int, gap: float) -> list[int]:
     return [done[i] - sent[i] for i in range(samples) if i in done]
 
 
-def floor_zmq(samples: int, gap: float, card: dict[str, Any]) -> list[int]:
+def floor_zmq(samples: int, gap: float, card: Event) -> list[int]:
     """Raw PUB -> SUB (other process) of the card event's own two frames, no journal, no checks."""
     context = zmq.Context()
     pub = context.socket(zmq.PUB)
@@ -221,7 +222,7 @@ def floor_zmq(samples: int, gap: float, card: dict[str, Any]) -> list[int]:
     beat = encode(make_event(table="T01", seq=1, ts=0, type="heartbeat", game="baccarat",
                              round=None, state="idle"))
     warm_up(children, lambda: pub.send_multipart(beat))
-    messages = [encode({**card, "seq": 1000 + i}) for i in range(samples)]
+    messages = [encode(msgspec.structs.replace(card, seq=1000 + i)) for i in range(samples)]
     sent = []
     for frames in messages:
         sent.append(time.perf_counter_ns())
@@ -317,23 +318,23 @@ def card_to_display(cards: int, gap: float, journal: Path) -> dict[str, Any]:
 
         journal_append = controller.journal.append
 
-        def timed_append(drafts: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        def timed_append(drafts: Any, **kwargs: Any) -> list[Event]:
             t_in = time.perf_counter_ns()
             events = journal_append(drafts, **kwargs)
             t_out = time.perf_counter_ns()
             for event in events:
-                if event["type"] == "card":
-                    appends.append((event["seq"], t_in, t_out, event.get("shoe_count", -1),
-                                    event["code"]))
+                if isinstance(event, CardDealt):
+                    count = event.shoe_count if isinstance(event.shoe_count, int) else -1
+                    appends.append((event.seq, t_in, t_out, count, event.code))
             return events
 
         publisher_publish = controller.publisher.publish
 
-        def timed_publish(event: dict[str, Any]) -> None:
+        def timed_publish(event: Event) -> None:
             t_in = time.perf_counter_ns()
             publisher_publish(event)
-            if event["type"] == "card":
-                publishes[event["seq"]] = (t_in, time.perf_counter_ns())
+            if isinstance(event, CardDealt):
+                publishes[event.seq] = (t_in, time.perf_counter_ns())
 
         sim.shoe.draw = timed_draw
         controller.journal.append = timed_append

@@ -19,6 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from table_controller.event_types import CardDealt  # noqa: E402
 from table_controller.events import format_ts  # noqa: E402
 from table_controller.journal import Journal, verify_journal  # noqa: E402
 
@@ -28,11 +29,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def card_draft(n: int) -> dict[str, Any]:
-    return {
-        "v": 1, "table": "B01", "ts": format_ts(time.time()), "type": "card", "game": "baccarat",
-        "round": None, "position": "burn", "index": n % 8, "code": "TS", "source": "shoe",
-    }
+def card_draft(n: int) -> CardDealt:
+    """A stamped, unnumbered card event, as the controller hands the journal one."""
+    return CardDealt(
+        table="B01", ts=format_ts(time.time()), game="baccarat", round=None, position="burn",
+        index=n % 8, code="TS", source="shoe",
+    )
 
 
 def measure(journal: Journal, appends: int, per_append: int, shoe_seq: int) -> dict[str, Any]:
