@@ -212,15 +212,12 @@ def shoe_is_due(
     status: TableStatus, game: Game, *, fresh: bool, cards_left: int | None,
     cut_cards_from_end: int = CUT_CARDS_FROM_END,
 ) -> bool:
-    """Whether the dealer loads a new shoe now.
+    """Whether the dealer loads a new shoe between rounds (a closed table always wants one).
 
-    A closed table wants one (the cut card came out, or the shoe is empty). Between
-    rounds, a single-deck game is shuffled every round, and a reader that reports no
-    cut card is changed where the cut card would be — but never a shoe nothing was
-    dealt from (``fresh``).
+    A single-deck game is shuffled every round, and a reader that reports no cut card is
+    changed where the cut card would be — but never a shoe nothing was dealt from
+    (``fresh``).
     """
-    if status.state == "closed":
-        return True
     if status.state != "idle" or fresh:
         return False
     if game.shuffle_every_round:
@@ -357,7 +354,7 @@ class DealingPolicy:
         elif status.state == "paused":
             self.supervise(status)
         elif status.state == "closed":
-            self.load_shoe()
+            self.load_shoe()  # the cut card came out, or the shoe is empty
         else:  # result: wait for idle
             self.link.wait_for(_table_moved, 2.0)
 
