@@ -31,11 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sim.add_argument(
         "--faults", default="",
         help="e.g. drop=0.05,corrupt=0.05,dup=0.05,garbage=0.01,unplug-every=30 (shoe link) "
-        "and dropped=0.01,void_request=0.01,lid=0.01,noread=0.01 (dealer)",
+        "and dropped=0.01,void_request=0.01,lid=0.01,noread=0.01 (dealer; reported as dropped, void, lid, noread)",
     )
     sim.add_argument("--journal", type=Path, help="journal file (default: a temporary one)")
     sim.add_argument("--table", default="T01", help="table id (default T01)")
-    sim.add_argument("--betting-seconds", type=float, default=15, help="betting countdown at speed 1")
+    sim.add_argument("--betting-seconds", type=float, default=15,
+                     help="betting time at speed 1 (default 15), at most 5 s: the simulated dealer closes "
+                     "betting then, and the table announces that time")
     sim.add_argument("--publish", default="tcp://127.0.0.1:5556", metavar="ENDPOINT",
                      help="ZeroMQ PUB endpoint (default tcp://127.0.0.1:5556)")
     sim.add_argument("--snapshot", default="tcp://127.0.0.1:5557", metavar="ENDPOINT",

@@ -1,10 +1,13 @@
-"""A simulated dealer and floor supervisor.
+"""The simulated dealer of ``table-controller sim``: the dealing policy on the table in this process.
 
 The dealer does what a person at the table does: loads the shoe, presses the
 panel's buttons (gpiozero mock pins), draws a card when the gate is open and
-waits until the controller has taken it before drawing the next. The
-supervisor answers pauses the way a floor supervisor would: confirms the card
-that the shoe could not read, resumes after device trouble, voids otherwise.
+waits until the controller has taken it before drawing the next; as floor
+supervisor it answers pauses through the controller's requests. What it does
+when is :class:`~table_controller.sim.dealing.DealingPolicy`, the same policy as
+the soak's remote dealer; here it sees the table through an :class:`InProcessLink`
+(the controller's machine and listeners) and handles the simulated shoe through
+:class:`SimulatedShoeHands`.
 """
 
 from __future__ import annotations
@@ -20,36 +23,26 @@ from typing import Any
 
 from firmware_interfaces.shoe.guarantees import SMART_SHOE
 from table_controller.errors import TableError
-from table_controller.event_types import (
-    Alert,
-    CardDealt,
-    Event,
-    Heartbeat,
-    RoundResult,
-    RoundVoided,
-    ShoeChanged,
-    TableStateChanged,
-)
+from table_controller.event_types import Event, RoundResult, RoundVoided, ShoeChanged, TableStateChanged
 from table_controller.rules.cards import CODES, shuffled_shoe
 from table_controller.rules.game import Game
+from table_controller.sim.dealing import (
+    DealerTimeout,
+    DealingPolicy,
+    TableItem,
+    TableStatus,
+)
 from table_controller.table import inputs as i
-from table_controller.table.machine import IllegalInput
+
+__all__ = ["DealerFaults", "DealerStats", "DealerTimeout", "EventWatch", "InProcessLink",
+           "SimulatedDealer", "SimulatedShoeHands"]
 
 log = logging.getLogger(__name__)
 
 
-def _entered(event: Event, *states: str) -> bool:
-    """``event`` says the table entered one of ``states``."""
-    return isinstance(event, TableStateChanged) and event.state in states
-
-
-class DealerTimeout(TableError, TimeoutError):
-    """The table did not do what the simulated dealer waited for."""
-
-
 @dataclass
 class DealerFaults:
-    """Mistakes the simulated dealer makes on purpose (probabilities per card or round)."""
+    """Mistakes the simulated dealer makes on purpose (probabilities per card)."""
 
     dropped: float = 0.0  # presses "card dropped" after a card
     void_request: float = 0.0  # asks for a void during a round
@@ -61,6 +54,10 @@ class DealerFaults:
 
     KEYS = ("dropped", "void_request", "lid", "noread", "misplace", "exposed", "blackout")
     CAMERA_KEYS = ("misplace", "exposed", "blackout")
+
+    def rates(self) -> dict[str, float]:
+        """The dealing policy's fault rates (its kind ``void`` is this ``void_request``)."""
+        return {("void" if k == "void_request" else k): float(getattr(self, k)) for k in self.KEYS}
 
 
 @dataclass
@@ -84,12 +81,13 @@ class EventWatch:
     def __call__(self, event: Event) -> None:
         self._queue.put(event)
 
-    def wait(self, predicate: Callable[[Event], bool], timeout: float, what: str) -> Event:
+    def wait_for(self, predicate: Callable[[TableItem], bool], timeout: float) -> Event | None:
+        """The first event matching ``predicate`` within ``timeout``, else None."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise DealerTimeout(f"simulated dealer waited {timeout:.0f} s for {what}; table is {self.state}")
+                return None
             try:
                 event = self._queue.get(timeout=left)
             except queue.Empty:
@@ -99,12 +97,134 @@ class EventWatch:
             if predicate(event):
                 return event
 
+    def wait(self, predicate: Callable[[Event], bool], timeout: float, what: str) -> Event:
+        """The first event matching ``predicate``; raises DealerTimeout naming ``what``."""
+        event = self.wait_for(lambda e: isinstance(e, Event) and predicate(e), timeout)
+        if event is None:
+            raise DealerTimeout(f"simulated dealer waited {timeout:.0f} s for {what}; table is {self.state}")
+        return event
+
+    def drain(self) -> None:
+        while True:
+            try:
+                event = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(event, TableStateChanged):
+                self.state = event.state
+
+
+class InProcessLink:
+    """The table in this process: its machine's status, the mock panel, the controller's
+    requests for the supervisor, the simulated camera, its events through a listener."""
+
+    def __init__(self, controller: Any, press: Callable[[str], None], camera: Any = None) -> None:
+        self.controller = controller
+        self._press = press
+        self.camera = camera
+        self.watch = EventWatch()
+        controller.listeners.append(self.watch)
+
+    def status(self) -> TableStatus:
+        m = self.controller.machine
+        position = m.next_position
+        return TableStatus(
+            state=m.state, reason=m.reason, round=m.round_id, next_position=position,
+            next_index=len(m.deal.hands[position]) if m.deal is not None and position in m.deal.hands else None,
+            awaiting="card" if m.pause and m.pause.awaiting_card else None,
+            cause=m.pause.cause if m.pause else None,
+            shoe_card=m.pause.shoe_card if m.pause else None,
+            fresh_shoe=bool(m.fresh_shoe),
+        )
+
+    def press(self, button: str) -> None:
+        self._press(button)
+
+    def _request(self, table_input: Any) -> bool:
+        try:
+            self.controller.request(table_input)
+        except TableError as e:
+            log.info("sim supervisor: %s", e)
+            return False
+        return True
+
+    def resume(self, card: str | None = None) -> bool:
+        return self._request(i.SupervisorResume(by="sim supervisor", card=card))
+
+    def void(self, reason: str) -> bool:
+        return self._request(i.SupervisorVoid(by="sim supervisor", reason=reason))
+
+    def new_shoe(self) -> bool:
+        return self._request(i.ShoeNew(self.controller.machine.game.decks, announced_by="sim supervisor"))
+
+    def lay(self, slot: str | None, code: str) -> None:
+        if self.camera is not None:
+            self.camera.place(slot, code)
+
+    def clear(self) -> None:
+        if self.camera is not None:
+            self.camera.clear()
+
+    def dark(self, on: bool) -> bool:
+        if self.camera is not None:
+            self.camera.blackout(on)
+        return True
+
+    def wait_for(self, predicate: Callable[[TableItem], bool], timeout: float) -> TableItem | None:
+        return self.watch.wait_for(predicate, timeout)
+
+    def drain(self) -> None:
+        self.watch.drain()
+
+
+class SimulatedShoeHands:
+    """The dealer's hands on a simulated shoe (or a test rig's shoe with the same hands)."""
+
+    def __init__(self, shoe: Any, rng: random.Random) -> None:
+        self.shoe = shoe
+        self.rng = rng
+
+    @property
+    def announces_new_shoe(self) -> bool:
+        return bool(getattr(self.shoe, "announces_new_shoe", True))
+
+    @property
+    def exactly_once(self) -> bool:
+        return bool(getattr(self.shoe, "guarantees", SMART_SHOE).exactly_once)
+
+    def wait_gate_open(self, timeout: float) -> bool:
+        return bool(self.shoe.wait_gate(False, timeout))
+
+    def draw(self, round_id: str | None, fault: str | None = None) -> str | None:
+        code: str | None = self.shoe.draw()
+        return code
+
+    def draw_unread(self, round_id: str | None) -> str | None:
+        return self.shoe.unread[-1] if self.shoe.draw_noread() else None
+
+    def last_unread(self) -> str | None:
+        unread: list[str] = self.shoe.unread
+        return unread[-1] if unread else None
+
+    def set_lid(self, is_open: bool) -> None:
+        self.shoe.set_lid(is_open)
+
+    def unplug(self, seconds: float) -> None:
+        self.shoe.unplug(seconds)
+
+    def load(self, decks: int, cut_at: int | None) -> bool:
+        cards = [CODES[c] for c in shuffled_shoe(decks, self.rng)]
+        self.shoe.load(cards, decks=decks, cut_at=cut_at)
+        return False  # the table says so with its ``shoe`` event
+
+    def cards_left(self) -> int | None:
+        if self.announces_new_shoe:
+            return None  # a smart shoe reports its cut card
+        return int(self.shoe.remaining)
+
 
 class SimulatedDealer:
     """Deals rounds on a simulated table through the mock panel and the simulated shoe."""
-
-    #: How long the dealer waits for a line reader's card to show before calling a misdeal.
-    LOST_LINE_SECONDS = 2.0
 
     def __init__(
         self,
@@ -121,238 +241,82 @@ class SimulatedDealer:
         timeout: float = 30.0,
         camera: Any = None,
     ) -> None:
+        """``shoe``: the simulated shoe (may be set later, before dealing); ``betting_seconds``:
+        how long the dealer leaves betting open (what the table should announce)."""
         self.game = game
-        self.shoe = shoe
         self.controller = controller
         self.press = press
-        self.pace = pace
-        self.betting_seconds = betting_seconds
-        self.rng = random.Random(seed)
-        self.faults = faults or DealerFaults()
-        self.cut_cards_from_end = cut_cards_from_end
-        self.timeout = timeout
         self.camera = camera  # a SimulatedCamera: the dealer lays each card where it goes
-        self.watch = EventWatch()
+        self.cut_cards_from_end = cut_cards_from_end
+        self.rng = random.Random(seed)
+        self.link = InProcessLink(controller, press, camera)
+        self.watch = self.link.watch
+        self.hands = SimulatedShoeHands(shoe, self.rng)
         self.stats = DealerStats()
-        controller.listeners.append(self.watch)
+        self._outcomes: dict[str, str] = {}
+        controller.listeners.append(self._settled)
+        self.policy = DealingPolicy(
+            game, self.link, self.hands, rng=self.rng, betting_seconds=betting_seconds,
+            fault_rates=(faults or DealerFaults()).rates(), pace=pace, camera=camera is not None,
+            cut_cards_from_end=cut_cards_from_end, timeout=timeout,
+        )
 
-    # ------------------------------------------------------------------ the shoe
-    def load_shoe(self) -> None:
-        """Shuffle and load a new shoe; for baccarat, draw the burn cards."""
-        cards = [CODES[c] for c in shuffled_shoe(self.game.decks, self.rng)]
-        self.shoe.load(cards, decks=self.game.decks, cut_at=self.cut_position())
-        self.take_loaded_shoe()
+    @property
+    def shoe(self) -> Any:
+        return self.hands.shoe
+
+    @shoe.setter
+    def shoe(self, shoe: Any) -> None:
+        self.hands.shoe = shoe
+
+    def _settled(self, event: Event) -> None:
+        if isinstance(event, RoundResult | RoundVoided) and event.round is not None:
+            self._outcomes[event.round] = "result" if isinstance(event, RoundResult) else "void"
 
     def cut_position(self) -> int | None:
         """Where the dealer places the cut card (multi-deck shoes only)."""
         return 52 * self.game.decks - self.cut_cards_from_end if self.game.decks > 1 else None
 
     def take_loaded_shoe(self) -> None:
-        """Wait for the table to see the shoe that was just loaded; for baccarat, burn.
+        """Wait for the table to see the shoe that powered on loaded; for baccarat, burn.
 
         A reader that does not report a new shoe (a line reader) has the supervisor tell
         the table, as ``supervise new-shoe`` does at a real table.
         """
-        if not getattr(self.shoe, "announces_new_shoe", True):
-            self.controller.request(i.ShoeNew(self.game.decks, announced_by="sim supervisor"))
-        self.watch.wait(lambda e: isinstance(e, ShoeChanged) and e.event == "new", self.timeout, "the new shoe")
-        if self.controller.machine.burns:
-            while self.controller.machine.burning:
-                self._draw_one()
-                if self.controller.machine.burning:
-                    time.sleep(self.pace)
-            self.watch.wait(
-                lambda e: _entered(e, "idle", "closed"),
-                self.timeout, "the end of the burn",
-            )
+        if not self.hands.announces_new_shoe:
+            self.policy.announce_new_shoe()
+        self.watch.wait(lambda e: isinstance(e, ShoeChanged) and e.event == "new", self.policy.timeout,
+                        "the new shoe")
+        self.policy.fresh_shoe = True
+        deadline = time.monotonic() + self.policy.timeout
+        while (status := self.policy.look()) is not None and status.state == "dealing":  # the burn
+            if time.monotonic() > deadline:
+                raise DealerTimeout(f"simulated dealer waited {self.policy.timeout:.0f} s for the burn")
+            self.policy.act(status)
 
-    # ------------------------------------------------------------------ a round
     def play_round(self, stop: threading.Event) -> str:
         """Deal one round; returns ``result`` or ``void``."""
-        m = self.controller.machine
-        # A reader without a cut card report: the dealer sees the cut card and changes the shoe.
-        silent_cut = not getattr(self.shoe, "announces_new_shoe", True) and self.game.decks > 1 \
-            and self.shoe.remaining <= self.cut_cards_from_end
-        if m.state == "closed" or self.game.shuffle_every_round or silent_cut:
-            self.load_shoe()
-        self._start_betting()
-        self.stats.rounds += 1
-        self._sleep(self.betting_seconds, stop)
-        if m.state == "betting":
-            self.press("close_betting")
-        end = self._deal(stop)
-        if self.camera is not None:
-            self.camera.clear()  # the dealer clears the layout
-        if end == "result":
+        self.policy.stop = stop
+        seen = len(self.policy.rounds_seen)
+        try:
+            while not stop.is_set():
+                status = self.policy.look()
+                started = self.policy.rounds_seen[seen:]
+                if started and status is not None and status.state in ("idle", "closed"):
+                    break
+                self.policy.act(status)
+        finally:
+            self.stats.cards = self.policy.stats.cards
+            self.stats.faults = dict(self.policy.stats.faults)
+            if self.policy.stats.misdeal_calls:
+                self.stats.faults["lost-line"] = self.policy.stats.misdeal_calls
+        started = self.policy.rounds_seen[seen:]
+        if not started:
+            return "void"
+        self.stats.rounds += len(started)
+        outcome = self._outcomes.get(started[-1], "void")
+        if outcome == "result":
             self.stats.results += 1
         else:
             self.stats.voids += 1
-        self.watch.wait(
-            lambda e: _entered(e, "idle", "closed"), self.timeout,
-            "the table to go idle",
-        )
-        return end
-
-    def _start_betting(self) -> None:
-        """Press start until betting opens: a press while the shoe link is down (a pulled
-        cable) is refused with a buzz, and a dealer presses again once the table is ready."""
-        deadline = time.monotonic() + self.timeout
-        while True:
-            self.controller.link_ready.wait(max(0.0, deadline - time.monotonic()))
-            self.press("start_round")
-            try:
-                self.watch.wait(lambda e: _entered(e, "betting"),
-                                min(5.0, max(0.1, deadline - time.monotonic())), "betting")
-                return
-            except DealerTimeout:
-                if time.monotonic() >= deadline:
-                    raise
-
-    def _deal(self, stop: threading.Event) -> str:
-        while not stop.is_set():
-            event = self.watch.wait(
-                lambda e: isinstance(e, RoundResult | RoundVoided) or _entered(e, "dealing", "paused"),
-                self.timeout, "dealing",
-            )
-            if isinstance(event, RoundResult):
-                return "result"
-            if isinstance(event, RoundVoided):
-                return "void"
-            if isinstance(event, TableStateChanged) and event.state == "paused":
-                self._supervise(event)
-                continue
-            while self.controller.machine.state == "dealing" and not stop.is_set():
-                if not self._gate_open_while_dealing(stop):
-                    break  # a card already on its way ended the round: the gate stays locked
-                if self._maybe_fault():
-                    break
-                self._draw_one()
-                self._sleep(self.pace, stop)
-        return "void"
-
-    def _gate_open_while_dealing(self, stop: threading.Event) -> bool:
-        """Wait for the gate to open; False as soon as the table stops dealing (a card drawn
-        before a cable pull can arrive late and end the round, and then the gate rightly
-        stays locked). Raises DealerTimeout when the table deals and the gate stays shut."""
-        deadline = time.monotonic() + self.timeout
-        while not self.shoe.wait_gate(False, 0.1):
-            if self.controller.machine.state != "dealing" or stop.is_set():
-                return False
-            if time.monotonic() > deadline:
-                raise DealerTimeout("the shoe's gate did not open for dealing")
-        return True
-
-    def _draw_one(self) -> None:
-        if not self._gate_open_while_dealing(threading.Event()):
-            return
-        slot = self._next_slot()
-        code = self.shoe.draw()
-        if code is None:
-            return
-        if self.camera is not None and slot is not None:
-            self._lay(slot, code)
-        self.stats.cards += 1
-        def taken(e: Event) -> bool:
-            return (
-                (isinstance(e, CardDealt) and e.code == code and e.source != "manual")
-                or isinstance(e, Alert | RoundVoided) or _entered(e, "paused")
-            )
-
-        if getattr(self.shoe, "guarantees", SMART_SHOE).exactly_once:
-            self.watch.wait(taken, self.timeout, f"the table to take card {code}")
-            return
-        # A line reader may lose the line: the dealer sees the display did not take the card
-        # and calls the misdeal (card dropped), as at a real table.
-        try:
-            self.watch.wait(taken, self.LOST_LINE_SECONDS, f"the table to take card {code}")
-        except DealerTimeout:
-            self.stats.faults["lost-line"] = self.stats.faults.get("lost-line", 0) + 1
-            self.press("card_dropped")
-
-    def _next_slot(self) -> tuple[str, int] | None:
-        """Where the rules call the next card (the dealer reads it off the display)."""
-        m = self.controller.machine
-        position = m.next_position
-        if position is None or position == "burn" or m.deal is None:
-            return None
-        return position, len(m.deal.hands[position])
-
-    def _lay(self, slot: tuple[str, int], code: str) -> None:
-        """Lay a card on the layout slot of (position, index)."""
-        from table_controller.sim.camera import slot_for
-
-        self.camera.place(slot_for(self.camera, *slot), code)
-
-    def _camera_fault(self, kind: str) -> bool:
-        slot = self._next_slot()
-        if slot is None:
-            return False
-        code = self.shoe.draw()
-        if code is None:
-            return False
-        self.stats.cards += 1
-        if kind == "misplace":
-            others = [p for p in self.game.positions if p not in (slot[0], "first")]
-            self._lay((self.rng.choice(others), 0), code)
-        else:
-            self.camera.place(None, code)
-        return True
-
-    def _maybe_fault(self) -> bool:
-        for kind in DealerFaults.KEYS:
-            if kind in DealerFaults.CAMERA_KEYS and self.camera is None:
-                continue
-            if self.rng.random() < getattr(self.faults, kind):
-                self.stats.faults[kind] = self.stats.faults.get(kind, 0) + 1
-                if kind == "dropped":
-                    self.press("card_dropped")
-                elif kind == "void_request":
-                    self.press("void_request")
-                elif kind == "lid":
-                    self.shoe.set_lid(True)
-                    self.shoe.set_lid(False)
-                elif kind == "noread" and not self.shoe.draw_noread():
-                    return False  # the gate closed under the dealer's hand: nothing happened
-                elif kind in ("misplace", "exposed") and not self._camera_fault(kind):
-                    return False
-                elif kind == "blackout":
-                    self.camera.blackout(True)
-                    threading.Timer(3.0, self.camera.blackout, args=(False,)).start()
-                return True
-        return False
-
-    # ------------------------------------------------------------------ supervisor
-    def _supervise(self, paused: TableStateChanged) -> None:
-        """What the floor supervisor does with a paused round."""
-        cause = paused.cause
-        try:
-            if cause == "shoe-link-down":
-                return  # resumes by itself when the link is back
-            if paused.awaiting == "card" and cause == "no-read":
-                card = self.shoe.unread[-1]  # the supervisor turns the unread card over
-                self.controller.request(i.SupervisorResume(by="sim supervisor", card=card))
-            elif paused.awaiting == "card" and cause == "source-mismatch" and isinstance(paused.shoe_card, str):
-                # the shoe is the truth of which card came out: the supervisor confirms it by hand
-                self.controller.request(i.SupervisorResume(by="sim supervisor", card=paused.shoe_card))
-            elif paused.awaiting == "card" or cause == "void-request":
-                reason = f"supervisor voided after {cause}"
-                self.controller.request(i.SupervisorVoid(by="sim supervisor", reason=reason))
-            else:
-                self._resume_once_lid_closed()
-        except TableError as e:
-            log.warning("sim supervisor: %s", e)
-
-    def _resume_once_lid_closed(self) -> None:
-        """Resume; while the table still sees the lid open (LID CLOSED on its way), retry after a heartbeat."""
-        for _ in range(10):
-            try:
-                self.controller.request(i.SupervisorResume(by="sim supervisor"))
-                return
-            except IllegalInput as e:
-                if "lid is open" not in str(e):
-                    raise
-                self.watch.wait(lambda e: isinstance(e, Heartbeat), self.timeout, "a heartbeat")
-
-    def _sleep(self, seconds: float, stop: threading.Event) -> None:
-        if seconds > 0:
-            stop.wait(seconds)
+        return outcome

@@ -33,7 +33,7 @@ class SimOptions:
     faults: str = ""
     journal: Path | None = None
     table: str = "T01"
-    betting_seconds: float = 15
+    betting_seconds: float = 15  # at speed 1; the dealer closes betting after at most MAX_BETTING_SECONDS
     publish: str | None = None
     snapshot: str | None = None
     control: str | None = None
@@ -72,6 +72,18 @@ def split_faults(text: str) -> tuple[str, DealerFaults]:
     return ",".join(shoe_parts), dealer
 
 
+#: The simulated dealer leaves betting open this long at most (at speed 1): a simulated
+#: table has no bettors to wait for. The table announces what the dealer waits.
+MAX_BETTING_SECONDS = 5.0
+
+
+def dealer_betting_seconds(options: SimOptions) -> float:
+    """How long the simulated dealer leaves betting open: ``--betting-seconds``, at most
+    :data:`MAX_BETTING_SECONDS`, divided by the speed (0 at speed 0)."""
+    scale = 0.0 if options.speed <= 0 else 1.0 / options.speed
+    return min(options.betting_seconds, MAX_BETTING_SECONDS) * scale
+
+
 class SimulatedTable:
     """A :class:`~table_controller.assembly.LiveTable` on simulated devices, with a simulated dealer."""
 
@@ -97,7 +109,7 @@ class SimulatedTable:
         return TableConfig(
             table_id=o.table, variant=o.variant, journal=journal,
             sources=("shoe", "camera") if o.camera else ("shoe",),
-            variants_dir=o.variants_dir, betting_seconds=o.betting_seconds * scale,
+            variants_dir=o.variants_dir, betting_seconds=dealer_betting_seconds(o),
             result_seconds=3 * scale,
             shoe=ShoeConfig(
                 device, protocol=o.shoe_protocol, accept_unverified=not o.camera,
@@ -153,7 +165,7 @@ class SimulatedTable:
             pace = max(pace, 0.05)  # two same cards in a row must not look like one read twice
         dealer = SimulatedDealer(
             live.game, None, live.controller, press, pace=pace,
-            betting_seconds=min(o.betting_seconds, 5) * scale, seed=o.seed, faults=dealer_faults,
+            betting_seconds=dealer_betting_seconds(o), seed=o.seed, faults=dealer_faults,
             camera=camera_parts[0] if camera_parts else None,
         )
         if self.device is not None:

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 import zmq
 
+from table_controller.client import ClientItem
 from table_controller.control import token_digest
 from table_controller.publish.proxy import StudioProxy
 from table_controller.rules.registry import load_game
@@ -106,7 +107,7 @@ class _Table:
     thread: threading.Thread | None = None
     kills: list[float] = field(default_factory=list)
     killed_in: list[str] = field(default_factory=list)  # the table's state at each kill
-    dealer_queue: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
+    dealer_queue: queue.Queue[ClientItem] = field(default_factory=queue.Queue)
 
 
 class Soak:

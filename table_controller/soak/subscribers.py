@@ -75,7 +75,7 @@ class Subscriber:
         *,
         slow: bool = False,
         seed: int = 0,
-        dealer_queues: Mapping[str, queue.Queue[dict[str, Any]]] | None = None,
+        dealer_queues: Mapping[str, queue.Queue[ClientItem]] | None = None,
         latency: LatencyTracker | None = None,
     ) -> None:
         self.name = name
@@ -109,14 +109,14 @@ class Subscriber:
         match item:
             case CardDealt(source="shoe", code=code) if self.latency is not None:
                 self.latency.shown(table, code, time.monotonic())
-        # The checker and the dealers still read dicts (as the journal gives them).
+        # The checker still reads dicts (as the journal gives them); the dealers take typed items.
         plain = item_as_dict(item)
         with self._progress:
             self.streams.setdefault(table, StreamRecord()).items.append(plain)
             self._progress.notify_all()
         dealer = self.dealer_queues.get(table)
         if dealer is not None:
-            dealer.put(plain)
+            dealer.put(item)
         if self.slow:
             time.sleep(self._rng.uniform(0.0005, 0.005))  # a slow display: the lag is the point
 
