@@ -10,11 +10,12 @@ import pytest
 from cardart import DECKS, deck_or_skip
 
 from calibration.capture import CaptureError, TemplateCapture
+from calibration.errors import CalibrationFileError
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from calibration.templates import CardTemplates, code_from_filename, load_face_images
 from firmware_interfaces.camera.simulated import SimulatedCamera
-from table_controller.errors import ConfigError, UnknownCard
+from firmware_interfaces.errors import UnknownCardCode
 from table_controller.rules.cards import CODES
 
 
@@ -37,7 +38,7 @@ def test_file_names_are_card_codes(name: str, code: str) -> None:
 
 
 def test_a_file_name_that_is_no_card_is_named() -> None:
-    with pytest.raises(UnknownCard, match="XX.png: file name is not a card code"):
+    with pytest.raises(UnknownCardCode, match="XX.png: file name is not a card code"):
         code_from_filename(Path("XX.png"))
 
 
@@ -58,7 +59,7 @@ def test_a_missing_card_image_is_listed(tmp_path) -> None:  # type: ignore[no-un
     _write_deck(tmp_path, deck_or_skip("svg-cards"))
     (tmp_path / "QD.png").unlink()
     (tmp_path / "7C.png").unlink()
-    with pytest.raises(ConfigError, match="no image for 2 card\\(s\\): 7C QD"):
+    with pytest.raises(CalibrationFileError, match="no image for 2 card\\(s\\): 7C QD"):
         load_face_images(tmp_path)
 
 
@@ -68,7 +69,7 @@ def test_templates_save_and_load(tmp_path) -> None:  # type: ignore[no-untyped-d
     loaded = CardTemplates.load(tmp_path)
     assert loaded.read(loaded.faces["9D"]).code == "9D"
     (tmp_path / "templates" / "9D.png").unlink()
-    with pytest.raises(ConfigError, match="template .*9D.png is missing"):
+    with pytest.raises(CalibrationFileError, match="template .*9D.png is missing"):
         CardTemplates.load(tmp_path)
 
 
