@@ -102,3 +102,14 @@ def test_live_capture_refuses_a_frame_with_two_cards() -> None:
     with pytest.raises(CaptureError, match="card 2H: expected exactly one card on the table, found 2"):
         capture.add("2H", cam.read())
     assert capture.missing == list(CODES)
+
+
+def test_live_capture_refuses_a_code_the_shoe_should_not_report() -> None:
+    layout = load_layout("baccarat")
+    cam = SimulatedCamera(layout, deck_or_skip("svg-cards"), seed=7)
+    capture = TemplateCapture(calibrate_from_markers(cam.read(), layout), layout)
+    cam.place("player1", "AS")
+    with pytest.raises(UnknownCardCode, match=r"^shoe reported 'ZS': unknown card code 'ZS': expected rank"):
+        capture.add("ZS", cam.read())
+    capture.add("10s", cam.read())  # the shoe's spelling of a ten: stored under its canonical code
+    assert "TS" in capture.faces and len(capture.missing) == 51
