@@ -12,15 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from calibration.errors import CaptureError as CaptureError  # where it was first defined
 from calibration.layout import Layout
 from calibration.table import TablePlane
 from calibration.templates import CardTemplates, warp_card
-from table_controller.errors import TableError, UnknownCard
-from table_controller.rules.cards import CODES, parse_card
-
-
-class CaptureError(TableError, ValueError):
-    """A capture picture cannot be used (no card, several cards)."""
+from firmware_interfaces.cards import CODES, parse_code
+from firmware_interfaces.errors import UnknownCardCode
 
 
 class TemplateCapture:
@@ -42,12 +39,12 @@ class TemplateCapture:
         """Store the one card in view of ``frame`` as card ``code`` (as the shoe read it).
 
         Raises :class:`CaptureError` when the frame shows no card or more than one,
-        and :class:`UnknownCard` for a bad code.
+        and :class:`~firmware_interfaces.errors.UnknownCardCode` for a bad code.
         """
         try:
-            code = CODES[parse_card(code)]
-        except UnknownCard as e:
-            raise UnknownCard(f"shoe reported {code!r}: {e}") from None
+            code = parse_code(code)
+        except UnknownCardCode as e:
+            raise UnknownCardCode(f"shoe reported {code!r}: {e}") from None
         quads = self.finder.find_cards(frame)
         if len(quads) != 1:
             raise CaptureError(

@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from calibration.augment import ViewRanges, random_view
-from table_controller.rules.cards import CODES
+from firmware_interfaces.cards import CODES
 
 #: Bump when features or the fit change: cached models of an older version are refitted.
 MODEL_VERSION = 5

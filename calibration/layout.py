@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_controller.errors import ConfigError
+from calibration.errors import LayoutError
 
 LAYOUTS_DIR = Path(__file__).with_name("layouts")
 
@@ -32,13 +32,13 @@ _DOTTED_RE = re.compile(r"^(?P<pos>[a-z][a-z0-9_-]*)\.(?P<num>[1-9][0-9]*)$")
 def split_slot(slot: str) -> tuple[str, int]:
     """``"banker2" -> ("banker", 1)``, ``"box2.3" -> ("box2", 2)``, ``"first" -> ("first", 0)``.
 
-    Raises :class:`ConfigError` for a name that is not a slot name.
+    Raises :class:`LayoutError` for a name that is not a slot name.
     """
     m = _DOTTED_RE.match(slot)
     if m is None:
         m = _SLOT_RE.match(slot)
     if m is None:
-        raise ConfigError(f"bad slot name {slot!r}: expected e.g. 'banker2', 'box2.3' or 'first'")
+        raise LayoutError(f"bad slot name {slot!r}: expected e.g. 'banker2', 'box2.3' or 'first'")
     num = m.group("num")
     return m.group("pos"), (int(num) - 1 if num else 0)
 
@@ -110,7 +110,7 @@ class Layout:
         for s in self.slots:
             if s.name == name:
                 return s
-        raise ConfigError(f"layout {self.name} has no slot {name!r}")
+        raise LayoutError(f"layout {self.name} has no slot {name!r}")
 
     def slot_at(self, x: float, y: float) -> Slot | None:
         """The slot whose rectangle holds table point (x, y) mm, or None."""
@@ -131,7 +131,7 @@ def _layout_path(path_or_name: str | Path) -> Path:
         path = LAYOUTS_DIR / f"{path_or_name}.toml"
         if not path.exists():
             shipped = ", ".join(sorted(p.stem for p in LAYOUTS_DIR.glob("*.toml")))
-            raise ConfigError(f"unknown layout {path_or_name!r}: shipped layouts are {shipped}")
+            raise LayoutError(f"unknown layout {path_or_name!r}: shipped layouts are {shipped}")
     return path
 
 
@@ -141,22 +141,22 @@ def layout_source(path_or_name: str | Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"cannot read layout file {path}: {e.strerror}") from e
+        raise LayoutError(f"cannot read layout file {path}: {e.strerror}") from e
 
 
 def load_layout(path_or_name: str | Path) -> Layout:
     """Load a layout from a TOML file, or a shipped one by game name (``baccarat``,
     ``three-pictures``, ``three-face``, ``teen-patti-2020``).
 
-    Raises :class:`ConfigError` naming the file and key when it is malformed.
+    Raises :class:`LayoutError` naming the file and key when it is malformed.
     """
     path = _layout_path(path_or_name)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise ConfigError(f"cannot read layout file {path}: {e.strerror}") from e
+        raise LayoutError(f"cannot read layout file {path}: {e.strerror}") from e
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"layout file {path}: {e}") from e
+        raise LayoutError(f"layout file {path}: {e}") from e
     return parse_layout(data, str(path))
 
 
@@ -165,7 +165,7 @@ def parse_layout(data: dict, where: str = "layout") -> Layout:  # type: ignore[t
 
     def need(table: dict, key: str, ctx: str):  # type: ignore[no-untyped-def,type-arg]
         if key not in table:
-            raise ConfigError(f"{where}: missing key {ctx}{key}")
+            raise LayoutError(f"{where}: missing key {ctx}{key}")
         return table[key]
 
     def pair(value: object, key: str) -> tuple[float, float]:
@@ -174,7 +174,7 @@ def parse_layout(data: dict, where: str = "layout") -> Layout:  # type: ignore[t
             or len(value) != 2
             or not all(isinstance(v, (int, float)) for v in value)
         ):
-            raise ConfigError(f"{where}: {key} must be [x, y] numbers, got {value!r}")
+            raise LayoutError(f"{where}: {key} must be [x, y] numbers, got {value!r}")
         return (float(value[0]), float(value[1]))
 
     table = pair(need(data, "table_mm", ""), "table_mm")
@@ -186,9 +186,9 @@ def parse_layout(data: dict, where: str = "layout") -> Layout:  # type: ignore[t
         ids = need(m, "ids", "markers.")
         centres = need(m, "centres_mm", "markers.")
         if not (isinstance(ids, list) and len(ids) == 4 and all(isinstance(i, int) for i in ids)):
-            raise ConfigError(f"{where}: markers.ids must be four integers, got {ids!r}")
+            raise LayoutError(f"{where}: markers.ids must be four integers, got {ids!r}")
         if not (isinstance(centres, list) and len(centres) == 4):
-            raise ConfigError(f"{where}: markers.centres_mm must be four [x, y] points")
+            raise LayoutError(f"{where}: markers.centres_mm must be four [x, y] points")
         markers = Markers(
             dictionary=str(m.get("dictionary", "DICT_4X4_50")),
             size_mm=float(m.get("size_mm", 50)),
@@ -200,13 +200,13 @@ def parse_layout(data: dict, where: str = "layout") -> Layout:  # type: ignore[t
     for name, rect in slots_raw.items():
         split_slot(name)  # validates the name
         if not (isinstance(rect, list) and len(rect) == 4 and all(isinstance(v, (int, float)) for v in rect)):
-            raise ConfigError(f"{where}: slots.{name} must be [x, y, w, h] in mm, got {rect!r}")
+            raise LayoutError(f"{where}: slots.{name} must be [x, y, w, h] in mm, got {rect!r}")
         x, y, w, h = (float(v) for v in rect)
         if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > table[0] or y + h > table[1]:
-            raise ConfigError(f"{where}: slots.{name} {rect!r} is not inside the {table[0]}x{table[1]} mm table")
+            raise LayoutError(f"{where}: slots.{name} {rect!r} is not inside the {table[0]}x{table[1]} mm table")
         slots.append(Slot(name, x, y, w, h))
     if not slots:
-        raise ConfigError(f"{where}: no slots")
+        raise LayoutError(f"{where}: no slots")
     return Layout(
         name=str(data.get("name", Path(where).stem)),
         game=str(data.get("game", data.get("name", ""))),

@@ -11,10 +11,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.errors import CalibrationFileError
 from calibration.layout import Layout, load_layout
 from calibration.table import TablePlane
 from calibration.templates import CardTemplates
-from table_controller.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,14 @@ def save_table_files(cal_dir: Path, layout_text: str, printed: np.ndarray | None
 def load_calibration(cal_dir: str | Path) -> Calibration:
     """Load ``CAL_DIR/table.json`` and ``CAL_DIR/templates/``.
 
-    Raises :class:`ConfigError` naming the folder and the missing part.
+    Raises :class:`CalibrationFileError` naming the folder and the missing part.
     """
     path = Path(cal_dir)
     if not path.is_dir():
-        raise ConfigError(f"calibration folder {path} does not exist")
+        raise CalibrationFileError(f"calibration folder {path} does not exist")
     table_file = path / "table.json"
     if not table_file.exists():
-        raise ConfigError(f"{path} has no table.json: run `table-controller calibrate table`")
+        raise CalibrationFileError(f"{path} has no table.json: run `table-controller calibrate table`")
     layout = load_layout(path / LAYOUT_FILE) if (path / LAYOUT_FILE).exists() else None
     printed = cv2.imread(str(path / PRINTED_FILE), cv2.IMREAD_GRAYSCALE) if (path / PRINTED_FILE).exists() else None
     empty = cv2.imread(str(path / EMPTY_TABLE_FILE), cv2.IMREAD_COLOR) if (path / EMPTY_TABLE_FILE).exists() else None

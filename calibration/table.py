@@ -17,12 +17,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.errors import CalibrationError as CalibrationError  # where it was first defined
+from calibration.errors import CalibrationFileError, LayoutError, TablePlaneError
 from calibration.layout import Layout
-from table_controller.errors import ConfigError, TableError
-
-
-class CalibrationError(TableError, ValueError):
-    """The table cannot be calibrated from this picture (markers not found, bad points)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +61,7 @@ class TablePlane:
 
     @classmethod
     def load(cls, path: Path) -> TablePlane:
-        """Read ``table.json``; raises :class:`ConfigError` naming the file."""
+        """Read ``table.json``; raises :class:`CalibrationFileError` naming the file."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             h = np.array(data["image_to_table"], dtype=np.float64)
@@ -73,15 +70,15 @@ class TablePlane:
                 raise ValueError("image_to_table must be 3x3 and image_size [w, h]")
             return cls(h, (int(size[0]), int(size[1])), str(data.get("layout", "")), float(data.get("rms_error_mm", 0)))
         except OSError as e:
-            raise ConfigError(f"cannot read table calibration {path}: {e.strerror}") from e
+            raise CalibrationFileError(f"cannot read table calibration {path}: {e.strerror}") from e
         except (ValueError, KeyError, TypeError) as e:
-            raise ConfigError(f"table calibration {path} is malformed: {e}") from e
+            raise CalibrationFileError(f"table calibration {path} is malformed: {e}") from e
 
 
 def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     const = getattr(cv2.aruco, name, None)
     if not isinstance(const, int):
-        raise ConfigError(f"unknown ArUco dictionary {name!r} (e.g. DICT_4X4_50)")
+        raise LayoutError(f"unknown ArUco dictionary {name!r} (e.g. DICT_4X4_50)")
     return cv2.aruco.getPredefinedDictionary(const)
 
 
@@ -102,14 +99,14 @@ def detect_markers(frame: np.ndarray, layout: Layout) -> dict[int, np.ndarray]:
 def calibrate_from_markers(frame: np.ndarray, layout: Layout) -> TablePlane:
     """Find the four corner markers and fit the table plane to their 16 corners.
 
-    Raises :class:`CalibrationError` naming the missing marker ids.
+    Raises :class:`TablePlaneError` naming the missing marker ids.
     """
     if not layout.markers.ids:
-        raise CalibrationError(f"layout {layout.name} has no markers: calibrate from four points (--points)")
+        raise TablePlaneError(f"layout {layout.name} has no markers: calibrate from four points (--points)")
     found = detect_markers(frame, layout)
     missing = [i for i in layout.markers.ids if i not in found]
     if missing:
-        raise CalibrationError(
+        raise TablePlaneError(
             f"ArUco marker(s) {missing} of layout {layout.name} not found in the picture "
             f"(found {sorted(found)}); check the markers are in view and lit, or give --points"
         )
@@ -125,11 +122,11 @@ def calibrate_from_points(points: list[tuple[float, float]], image_size: tuple[i
     """Table plane from the layout's four outline corners clicked in the image
     (top-left, top-right, bottom-right, bottom-left)."""
     if len(points) != 4:
-        raise CalibrationError(f"need exactly four points (TL, TR, BR, BL), got {len(points)}")
+        raise TablePlaneError(f"need exactly four points (TL, TR, BR, BL), got {len(points)}")
     img = np.array(points, dtype=np.float64)
     mm = np.array(layout.outline_mm, dtype=np.float64)
     if abs(cv2.contourArea(img.astype(np.float32))) < 100:
-        raise CalibrationError(f"the four points {points} do not enclose an area")
+        raise TablePlaneError(f"the four points {points} do not enclose an area")
     return _fit(img, mm, None, layout, image_size)
 
 
@@ -139,7 +136,7 @@ def _fit(
 ) -> TablePlane:
     h, _ = cv2.findHomography(img, mm, 0)
     if h is None:
-        raise CalibrationError("the points do not define a table plane (degenerate)")
+        raise TablePlaneError("the points do not define a table plane (degenerate)")
     proj = cv2.perspectiveTransform(img.reshape(-1, 1, 2), h).reshape(-1, 2)
     rms = float(np.sqrt(np.mean(np.sum((proj - mm) ** 2, axis=1))))
     if frame is not None:

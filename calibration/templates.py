@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from table_controller.errors import ConfigError, UnknownCard
-from table_controller.rules.cards import CODES, parse_card
+from calibration.errors import CalibrationFileError
+from firmware_interfaces.cards import CODES, parse_code
+from firmware_interfaces.errors import UnknownCardCode
 
 if TYPE_CHECKING:
     from calibration.deck_model import DeckModel
@@ -181,7 +182,7 @@ class CardTemplates:
     def __init__(self, faces: dict[str, np.ndarray], model: DeckModel | None = None):
         missing = [c for c in CODES if c not in faces]
         if missing:
-            raise ConfigError(f"templates are missing {len(missing)} card(s): {' '.join(missing)}")
+            raise CalibrationFileError(f"templates are missing {len(missing)} card(s): {' '.join(missing)}")
         self.codes: tuple[str, ...] = CODES
         self._source_faces = {c: faces[c] for c in CODES}
         self._model = model
@@ -286,15 +287,15 @@ class CardTemplates:
 
     @classmethod
     def load(cls, cal_dir: Path) -> CardTemplates:
-        """Read ``CAL_DIR/templates/*.png``; raises :class:`ConfigError` naming what is missing."""
+        """Read ``CAL_DIR/templates/*.png``; raises :class:`CalibrationFileError` naming what is missing."""
         folder = cal_dir / "templates"
         if not folder.is_dir():
-            raise ConfigError(f"no templates in {cal_dir}: run `table-controller calibrate templates`")
+            raise CalibrationFileError(f"no templates in {cal_dir}: run `table-controller calibrate templates`")
         faces = {}
         for c in CODES:
             img = cv2.imread(str(folder / f"{c}.png"), cv2.IMREAD_COLOR)
             if img is None:
-                raise ConfigError(f"template {folder / (c + '.png')} is missing or unreadable")
+                raise CalibrationFileError(f"template {folder / (c + '.png')} is missing or unreadable")
             faces[c] = img
         from calibration.deck_model import DeckModel
 
@@ -334,11 +335,11 @@ def _self_test(templates: CardTemplates, model: DeckModel, trials: int, seed: in
 
 
 def code_from_filename(path: Path) -> str:
-    """``AS.png`` / ``10H.jpg`` / ``th.png`` -> canonical code; raises UnknownCard naming the file."""
+    """``AS.png`` / ``10H.jpg`` / ``th.png`` -> canonical code; raises UnknownCardCode naming the file."""
     try:
-        return CODES[parse_card(path.stem)]
-    except UnknownCard as e:
-        raise UnknownCard(f"{path.name}: file name is not a card code ({e})") from None
+        return parse_code(path.stem)
+    except UnknownCardCode as e:
+        raise UnknownCardCode(f"{path.name}: file name is not a card code ({e})") from None
 
 
 def find_card_in_photo(image: np.ndarray) -> np.ndarray:
@@ -382,16 +383,16 @@ def order_portrait(pts: np.ndarray) -> np.ndarray:
 def load_face_images(folder: Path, progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
     """Read one image per card from ``folder`` (named by code), each cut to its card."""
     if not folder.is_dir():
-        raise ConfigError(f"template image folder {folder} does not exist")
+        raise CalibrationFileError(f"template image folder {folder} does not exist")
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     faces: dict[str, np.ndarray] = {}
     for i, path in enumerate(files):
         code = code_from_filename(path)
         if code in faces:
-            raise ConfigError(f"{path.name}: card {code} has two images in {folder}")
+            raise CalibrationFileError(f"{path.name}: card {code} has two images in {folder}")
         img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
         if img is None:
-            raise ConfigError(f"cannot read image {path}")
+            raise CalibrationFileError(f"cannot read image {path}")
         if img.ndim == 3 and img.shape[2] == 4:
             a = img[:, :, 3:4].astype(np.float32) / 255
             img = (img[:, :, :3] * a + 255 * (1 - a)).astype(np.uint8)
@@ -402,7 +403,7 @@ def load_face_images(folder: Path, progress: Callable[[int, int], None] | None =
             progress(i + 1, len(files))
     missing = [c for c in CODES if c not in faces]
     if missing:
-        raise ConfigError(f"{folder}: no image for {len(missing)} card(s): {' '.join(missing)}")
+        raise CalibrationFileError(f"{folder}: no image for {len(missing)} card(s): {' '.join(missing)}")
     return faces
 
 

@@ -18,6 +18,10 @@ class DeviceConfigError(DeviceError, ValueError):
     """A device's setting, data file or name is wrong; the message names it."""
 
 
+class UnknownCardCode(DeviceConfigError):
+    """A card code (from a device, a file name, an operator) that is not one of the 52 cards."""
+
+
 class UnknownBackend(DeviceConfigError):
     """A backend name that its registry does not know; the message lists the known names."""
 

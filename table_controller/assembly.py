@@ -192,12 +192,18 @@ class LiveTable:
 
     def _make_camera(self, parts: tuple[CameraSource, Calibration] | None) -> CameraWatcher:
         """The camera watcher: source, recogniser over the game's layout, stabiliser."""
+        from calibration.errors import LayoutError
         from calibration.layout import load_layout
         from firmware_interfaces.camera import Recognizer, Stabilizer
         from table_controller.camera_watch import CameraWatcher
+        from table_controller.errors import ConfigError
 
         camera = self.config.camera
-        layout = load_layout(camera.layout if camera and camera.layout else self.game.game_id)
+        key = "camera.layout" if camera and camera.layout else "table.variant"
+        try:
+            layout = load_layout(camera.layout if camera and camera.layout else self.game.game_id)
+        except LayoutError as e:
+            raise ConfigError(f"{self.config.source}: {key}: {e}") from e
         source, calibration = parts if parts is not None else self._configured_camera()
         frames = camera.stable_frames if camera else 3
         return CameraWatcher(
@@ -230,7 +236,10 @@ class LiveTable:
                 return simulated, calibration
             if camera.calibration is None:
                 raise ConfigError(f"{where}: camera.calibration: missing (a camera table needs one)")
-            calibration = load_calibration(camera.calibration)
+            try:
+                calibration = load_calibration(camera.calibration)
+            except DeviceError as e:
+                raise ConfigError(f"{where}: camera.calibration: {e}") from e
             return open_source(camera.kind, camera.source), calibration
         except DeviceError as e:
             raise ConfigError(f"{where}: camera ({camera.kind} {camera.source!r}): {e}") from e

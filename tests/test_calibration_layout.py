@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.errors import LayoutError
 from calibration.layout import load_layout, slot_name, split_slot
-from table_controller.errors import ConfigError
 from table_controller.rules import load_game
 
 SHIPPED = {"baccarat": "baccarat", "three-pictures": "three-pictures", "three-face": "three-face",
@@ -23,7 +23,7 @@ def test_split_slot_names_position_and_zero_based_index(slot: str, expected: tup
 
 
 def test_split_slot_rejects_a_name_that_is_not_a_slot() -> None:
-    with pytest.raises(ConfigError, match="bad slot name 'Banker 2'"):
+    with pytest.raises(LayoutError, match="bad slot name 'Banker 2'"):
         split_slot("Banker 2")
 
 
@@ -48,7 +48,7 @@ def test_three_face_layout_has_the_first_card_slot() -> None:
 
 
 def test_unknown_layout_names_the_shipped_ones() -> None:
-    with pytest.raises(ConfigError, match="unknown layout 'craps': shipped layouts are baccarat, "
+    with pytest.raises(LayoutError, match="unknown layout 'craps': shipped layouts are baccarat, "
                                           "teen-patti-2020, three-face, three-pictures"):
         load_layout("craps")
 
@@ -58,5 +58,5 @@ def test_malformed_layout_error_names_file_and_key(tmp_path) -> None:  # type: i
     path.write_text('table_mm = [900, 500]\n[markers]\nids = [0, 1, 2, 3]\n'
                     'centres_mm = [[35, 35], [865, 35], [865, 465], [35, 465]]\n'
                     '[slots]\nbanker1 = [880, 10, 80, 105]\n')
-    with pytest.raises(ConfigError, match=r"bad\.toml: slots\.banker1 \[880, 10, 80, 105\] is not inside"):
+    with pytest.raises(LayoutError, match=r"bad\.toml: slots\.banker1 \[880, 10, 80, 105\] is not inside"):
         load_layout(path)

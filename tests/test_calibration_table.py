@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from cardart import deck_or_skip
 
+from calibration.errors import CalibrationFileError
 from calibration.layout import load_layout
 from calibration.table import CalibrationError, TablePlane, calibrate_from_markers, calibrate_from_points
 from firmware_interfaces.camera.scenes import Degradation, camera_homography, render_felt, render_scene
-from table_controller.errors import ConfigError
 
 
 def _empty_frame(seed: int = 3):  # type: ignore[no-untyped-def]
@@ -65,5 +65,5 @@ def test_table_plane_round_trips_through_table_json(tmp_path) -> None:  # type: 
 
 def test_malformed_table_json_names_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "table.json").write_text('{"image_to_table": [[1, 0], [0, 1]], "image_size": [1280, 720]}')
-    with pytest.raises(ConfigError, match=r"table calibration .*table\.json is malformed"):
+    with pytest.raises(CalibrationFileError, match=r"table calibration .*table\.json is malformed"):
         TablePlane.load(tmp_path / "table.json")

@@ -10,11 +10,12 @@ import pytest
 from cardart import DECKS, deck_or_skip
 
 from calibration.capture import CaptureError, TemplateCapture
+from calibration.errors import CalibrationFileError
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from calibration.templates import CardTemplates, code_from_filename, load_face_images
 from firmware_interfaces.camera.simulated import SimulatedCamera
-from table_controller.errors import ConfigError, UnknownCard
+from firmware_interfaces.errors import UnknownCardCode
 from table_controller.rules.cards import CODES
 
 
@@ -37,7 +38,7 @@ def test_file_names_are_card_codes(name: str, code: str) -> None:
 
 
 def test_a_file_name_that_is_no_card_is_named() -> None:
-    with pytest.raises(UnknownCard, match="XX.png: file name is not a card code"):
+    with pytest.raises(UnknownCardCode, match="XX.png: file name is not a card code"):
         code_from_filename(Path("XX.png"))
 
 
@@ -58,7 +59,7 @@ def test_a_missing_card_image_is_listed(tmp_path) -> None:  # type: ignore[no-un
     _write_deck(tmp_path, deck_or_skip("svg-cards"))
     (tmp_path / "QD.png").unlink()
     (tmp_path / "7C.png").unlink()
-    with pytest.raises(ConfigError, match="no image for 2 card\\(s\\): 7C QD"):
+    with pytest.raises(CalibrationFileError, match="no image for 2 card\\(s\\): 7C QD"):
         load_face_images(tmp_path)
 
 
@@ -68,7 +69,7 @@ def test_templates_save_and_load(tmp_path) -> None:  # type: ignore[no-untyped-d
     loaded = CardTemplates.load(tmp_path)
     assert loaded.read(loaded.faces["9D"]).code == "9D"
     (tmp_path / "templates" / "9D.png").unlink()
-    with pytest.raises(ConfigError, match="template .*9D.png is missing"):
+    with pytest.raises(CalibrationFileError, match="template .*9D.png is missing"):
         CardTemplates.load(tmp_path)
 
 
@@ -101,3 +102,14 @@ def test_live_capture_refuses_a_frame_with_two_cards() -> None:
     with pytest.raises(CaptureError, match="card 2H: expected exactly one card on the table, found 2"):
         capture.add("2H", cam.read())
     assert capture.missing == list(CODES)
+
+
+def test_live_capture_refuses_a_code_the_shoe_should_not_report() -> None:
+    layout = load_layout("baccarat")
+    cam = SimulatedCamera(layout, deck_or_skip("svg-cards"), seed=7)
+    capture = TemplateCapture(calibrate_from_markers(cam.read(), layout), layout)
+    cam.place("player1", "AS")
+    with pytest.raises(UnknownCardCode, match=r"^shoe reported 'ZS': unknown card code 'ZS': expected rank"):
+        capture.add("ZS", cam.read())
+    capture.add("10s", cam.read())  # the shoe's spelling of a ten: stored under its canonical code
+    assert "TS" in capture.faces and len(capture.missing) == 51

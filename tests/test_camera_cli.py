@@ -193,3 +193,48 @@ def test_a_custom_layout_without_markers_calibrated_from_four_points_is_kept_wit
     # markers cannot calibrate a layout that has none: a clear refusal, not a crash
     assert main(["calibrate", "table", "--image", str(frames[0]), "--layout", str(own), "--out", str(cal)]) == 2
     assert "no markers" in capsys.readouterr().err
+
+
+CAMERA_TABLE = """
+[table]
+id = "T01"
+variant = "baccarat"
+
+[sources]
+cards = ["camera"]
+
+[camera]
+kind = "files"
+source = "frames"
+calibration = "nope"
+{layout}
+
+[panel]
+gpio = "mock"
+start_round = 17
+close_betting = 27
+card_dropped = 22
+void_request = 23
+supervisor_key = 24
+lamp_betting = 5
+lamp_dealing = 6
+lamp_alarm = 13
+buzzer = 19
+
+[journal]
+path = "T01.sqlite"
+"""
+
+
+@pytest.mark.parametrize(("layout", "message"), [
+    ("", "camera.calibration: calibration folder {dir}/nope does not exist"),
+    ('layout = "craps"', "camera.layout: unknown layout 'craps': shipped layouts are baccarat, "),
+])
+def test_a_camera_table_with_a_bad_calibration_is_not_started_and_the_key_is_named(
+    tmp_path: Path, capsys, layout: str, message: str,  # type: ignore[no-untyped-def]
+) -> None:
+    config = tmp_path / "T01.toml"
+    config.write_text(CAMERA_TABLE.format(layout=layout), encoding="utf-8")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"table-controller: error: {config}: " + message.format(dir=tmp_path)), err

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from cardart import calibration_for, deck_or_skip
 
+from calibration.errors import LayoutError
 from calibration.layout import load_layout
 from firmware_interfaces.camera import Recognizer, SimulatedCamera, Stabilizer
 from firmware_interfaces.camera.sources import CameraSource
 from firmware_interfaces.errors import DeviceConfigError
-from table_controller.errors import ConfigError
 
 
 def _rig(layout_name: str, deck_name: str, seed: int = 2):  # type: ignore[no-untyped-def]
@@ -56,7 +56,7 @@ def test_blackout_gives_no_frame_and_clear_empties_the_table() -> None:
 
 def test_placing_on_an_unknown_slot_or_card_is_refused() -> None:
     cam, _ = _rig("baccarat", "svg-cards")
-    with pytest.raises(ConfigError, match="layout baccarat has no slot 'box1.1'"):
+    with pytest.raises(LayoutError, match="layout baccarat has no slot 'box1.1'"):
         cam.place("box1", "AS", index=0)
     with pytest.raises(DeviceConfigError, match="unknown card code 'ZZ'"):
         cam.place("player1", "ZZ")

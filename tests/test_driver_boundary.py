@@ -1,4 +1,5 @@
-"""Drivers know nothing of the controller: ``firmware_interfaces`` imports nothing from ``table_controller``."""
+"""Drivers know nothing of the controller: ``firmware_interfaces`` and the camera calibration it
+uses (``calibration``) import nothing from ``table_controller``."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import calibration
 import firmware_interfaces
 
 DRIVERS = Path(firmware_interfaces.__file__).parent
+CALIBRATION = Path(calibration.__file__).parent
 
-#: Imports every module of firmware_interfaces (folder argv[2]) named argv[1] or under it, and
-#: prints the table_controller modules then loaded and, for each, every module that imported it.
+#: Imports every module of the package in folder argv[1] and prints the table_controller
+#: modules then loaded and, for each, every module that imported it.
 IMPORT_ALL = r"""
 import builtins, importlib, json, pathlib, sys
 
@@ -26,10 +31,9 @@ def watching_import(name, globals=None, locals=None, fromlist=(), level=0):
     return real_import(name, globals, locals, fromlist, level)
 
 builtins.__import__ = watching_import
-root = pathlib.Path(sys.argv[2])
-names = sorted(".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
-               for p in root.rglob("*.py"))
-imported = [n for n in names if n == sys.argv[1] or n.startswith(sys.argv[1] + ".")]
+root = pathlib.Path(sys.argv[1])
+imported = sorted(".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
+                  for p in root.rglob("*.py"))
 for name in imported:
     importlib.import_module(name)
 print(json.dumps({"imported": imported, "importers": importers,
@@ -37,41 +41,33 @@ print(json.dumps({"imported": imported, "importers": importers,
 """
 
 
-def import_all(prefix: str) -> dict[str, object]:
-    """Import every driver module under ``prefix`` in a fresh interpreter; what it loaded."""
-    done = subprocess.run([sys.executable, "-c", IMPORT_ALL, prefix, str(DRIVERS)],
+def import_all(package: Path) -> dict[str, object]:
+    """Import every module of the package in ``package`` in a fresh interpreter; what it loaded."""
+    done = subprocess.run([sys.executable, "-c", IMPORT_ALL, str(package)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout)
     return result
 
 
-def test_no_driver_source_file_imports_table_controller() -> None:
+@pytest.mark.parametrize("package", [DRIVERS, CALIBRATION], ids=lambda p: p.name)
+def test_no_source_file_imports_table_controller(package: Path) -> None:
     offenders = []
-    for path in sorted(DRIVERS.rglob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
-            offenders += [f"{path.relative_to(DRIVERS)}:{node.lineno}: {n}" for n in names
+            offenders += [f"{path.relative_to(package.parent)}:{node.lineno}: {n}" for n in names
                           if n.split(".")[0] == "table_controller"]
     assert offenders == []
 
 
-def test_importing_the_shoe_stack_and_the_registries_loads_no_table_controller_module() -> None:
-    for prefix in ("firmware_interfaces.shoe", "firmware_interfaces.errors", "firmware_interfaces.registry"):
-        result = import_all(prefix)
-        assert result["imported"], prefix
-        assert result["loaded"] == [], prefix
-
-
-def test_no_driver_module_imports_table_controller_at_run_time() -> None:
-    """The camera drivers use ``calibration``, which (still) uses the controller's errors and card
-    codes: that is the only way in, never a driver module itself."""
-    result = import_all("firmware_interfaces")
-    importers = result["importers"]
-    assert isinstance(importers, dict)
-    by_drivers = sorted(f"{who} imports {name}" for name, whos in importers.items() for who in whos
-                        if str(who).split(".")[0] == "firmware_interfaces")
-    assert by_drivers == []
-    ways_in = {str(who).split(".")[0] for whos in importers.values() for who in whos}
-    assert ways_in <= {"calibration", "table_controller"}
+@pytest.mark.parametrize("package", [DRIVERS, CALIBRATION], ids=lambda p: p.name)
+def test_importing_every_module_loads_no_table_controller_module(package: Path) -> None:
+    result = import_all(package)
+    imported, importers = result["imported"], result["importers"]
+    assert isinstance(imported, list) and isinstance(importers, dict)
+    assert package.name in imported and f"{package.name}.errors" in imported  # the scan found them
+    ways_in = sorted(f"{who} imports {name}" for name, whos in importers.items() for who in whos
+                     if str(who).split(".")[0] != "table_controller")
+    assert (result["loaded"], ways_in) == ([], [])

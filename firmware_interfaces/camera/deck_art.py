@@ -27,11 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from firmware_interfaces.cards import CODES as CODES  # the scene renderer's import
 from firmware_interfaces.errors import DeviceConfigError
-
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-CODES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 
 #: Where ``scripts/install-card-art.sh`` puts the npm package.
 CARD_ART_ROOT = Path(os.environ.get("TABLE_CONTROLLER_CARD_ART", "/opt/card-art"))

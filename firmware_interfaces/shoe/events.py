@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from firmware_interfaces.cards import CODES
+from firmware_interfaces.cards import RANKS as RANKS  # the readers' imports
+from firmware_interfaces.cards import SUITS as SUITS
 from firmware_interfaces.shoe.codec import Frame
 from firmware_interfaces.shoe.errors import MalformedFrame
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
 #: The 52 card codes a shoe may report (``TS`` is the ten of spades).
-CARD_CODES: frozenset[str] = frozenset(r + s for r in RANKS for s in SUITS)
+CARD_CODES: frozenset[str] = frozenset(CODES)
 READERS = ("R", "O", "RO")
 _HEX = frozenset("0123456789ABCDEFabcdef")
 
