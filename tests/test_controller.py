@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from shoe_doubles import LineReader, RecordingShoe
 
 from table_controller.config import DEFAULT_PINS
 from table_controller.controller import TableController
@@ -198,26 +199,6 @@ def test_a_card_waiting_for_the_camera_after_the_last_card_voids_the_round(
     leftover = [e for e in events if e.type == "alert"][1:]
     assert [a.detail for a in leftover] == ["card 9H drawn outside a round"]
     assert not [e for e in journal.events() if e.type == "round.result"]
-
-
-class RecordingShoe:
-    """The driver's command side, recorded (frames are fed in with ``on_shoe_event``)."""
-
-    def lock(self) -> None:
-        self.commands.append("LOCK")
-
-    def unlock(self) -> None:
-        self.commands.append("UNLOCK")
-
-    def status(self) -> None:
-        self.commands.append("STATUS")
-
-    def ack(self, event: object) -> None:
-        self.acked.append(event.link.seq)  # type: ignore[attr-defined]
-
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-        self.acked: list[int] = []
 
 
 def test_a_round_starts_only_after_the_shoe_confirms_the_lock_so_a_late_card_stays_out_of_it(
@@ -426,11 +407,6 @@ def test_a_restart_while_dealing_from_a_line_reader_pauses_for_a_supervisor(
     tmp_path: Path,
     factory: MockFactory,
 ) -> None:
-    from firmware_interfaces.shoe.guarantees import LINE_READER
-
-    class LineReader(RecordingShoe):
-        guarantees = LINE_READER
-
     c = make(tmp_path, factory)
     c.step(i.StartRound())
     c.step(i.CloseBetting())

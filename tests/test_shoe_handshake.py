@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
+from shoe_doubles import LineReader, RecordingShoe
+
 from firmware_interfaces.shoe import events as shoe
-from firmware_interfaces.shoe.guarantees import LINE_READER
 from table_controller.shoe_handshake import HeldStarts, ShoeHandshake
 
 
 def link(seq: int) -> shoe.LinkState:
     return shoe.LinkState("5F3A9C01", seq)
-
-
-class RecordingShoe:
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-        self.acked: list[int] = []
-
-    def lock(self) -> None:
-        self.commands.append("LOCK")
-
-    def unlock(self) -> None:
-        self.commands.append("UNLOCK")
-
-    def status(self) -> None:
-        self.commands.append("STATUS")
-
-    def ack(self, event: shoe.ShoeEvent) -> None:
-        assert event.link is not None
-        self.acked.append(event.link.seq)
-
-
-class LineReader(RecordingShoe):
-    guarantees = LINE_READER
 
 
 def locked_handshake() -> tuple[ShoeHandshake[str], RecordingShoe]:

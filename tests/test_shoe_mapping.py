@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from shoe_doubles import RecordingShoe
 
 from firmware_interfaces.shoe import events as shoe
 from table_controller.controller import TableController
@@ -97,25 +98,6 @@ class CardWithdrawn:
 
     code: str
     link: shoe.LinkState
-
-
-class RecordingShoe:
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-        self.acked: list[int] = []
-
-    def lock(self) -> None:
-        self.commands.append("LOCK")
-
-    def unlock(self) -> None:
-        self.commands.append("UNLOCK")
-
-    def status(self) -> None:
-        self.commands.append("STATUS")
-
-    def ack(self, event: shoe.ShoeEvent) -> None:
-        assert event.link is not None
-        self.acked.append(event.link.seq)
 
 
 def _table(tmp_path: Path, **kw: object) -> TableController:
