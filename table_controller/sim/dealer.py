@@ -277,6 +277,10 @@ class SimulatedDealer:
         """Where the dealer places the cut card (multi-deck shoes only)."""
         return 52 * self.game.decks - self.cut_cards_from_end if self.game.decks > 1 else None
 
+    def load_shoe(self) -> None:
+        """Shuffle and load a new shoe, and wait until the table took it (for baccarat, burnt)."""
+        self.policy.load_shoe()
+
     def take_loaded_shoe(self) -> None:
         """Wait for the table to see the shoe that powered on loaded; for baccarat, burn.
 
