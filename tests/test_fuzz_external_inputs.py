@@ -129,8 +129,7 @@ class ControlRig:
         self.server.start()
 
     def signal_stop(self) -> None:
-        self.server._stop.set()
-        self.stop.set()
+        self.stop.set()  # the control server stops in finish(): close() is its one way to stop
 
     def finish(self) -> None:
         self.server.close()
@@ -283,7 +282,7 @@ class SnapshotRig:
         table.heartbeat()
 
     def signal_stop(self) -> None:
-        self.publisher._stop.set()
+        """Nothing to signal: the publisher stops in finish() (its close() stops the server thread)."""
 
     def finish(self) -> None:
         self.publisher.close()
