@@ -13,8 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from journal_helpers import TickingClock, draft, tamper, write_rounds  # noqa: E402
 
+from table_controller.client import Snapshot  # noqa: E402
 from table_controller.errors import ConfigError  # noqa: E402
-from table_controller.event_types import Event, as_dict, parse_ts  # noqa: E402
+from table_controller.event_types import Event, parse_ts  # noqa: E402
 from table_controller.journal import Journal  # noqa: E402
 from table_controller.soak.checker import CHECKS, check_run  # noqa: E402
 from table_controller.soak.options import parse_faults  # noqa: E402
@@ -25,16 +26,8 @@ def _ts(event: dict[str, Any]) -> float:
     return parse_ts(event.ts)
 
 
-def _snapshot(seq: int) -> dict[str, Any]:
-    return {
-        "type": "snapshot",
-        "table": "T01",
-        "seq": seq,
-        "state": None,
-        "round": [],
-        "history": [],
-        "shoe": [],
-    }
+def _snapshot(seq: int) -> Snapshot:
+    return Snapshot(table="T01", seq=seq, state=None, round=[], history=[], shoe=[])
 
 
 def _drawn(card: dict[str, Any], **kw: Any) -> Draw:
@@ -68,8 +61,8 @@ def _table(tmp_path: Path, rounds: int = 2) -> tuple[TableRecord, list[dict[str,
 
 
 def _stream(events: list[Event]) -> dict[str, dict[str, StreamRecord]]:
-    """What a subscriber recorded (items as JSON values, as the soak's subscribers keep them)."""
-    return {"floor": {"T01": StreamRecord([_snapshot(0), *(as_dict(e) for e in events)])}}
+    """What a subscriber recorded: a snapshot, then the events."""
+    return {"floor": {"T01": StreamRecord([_snapshot(0), *events])}}
 
 
 def _failed(result: Any) -> set[str]:
@@ -187,8 +180,7 @@ def test_a_subscriber_that_saw_an_event_twice_fails(tmp_path: Path) -> None:
 def test_a_resnapshot_is_fine_after_a_restart_but_not_without_one(tmp_path: Path) -> None:
     record, events = _table(tmp_path)
     streams = {
-        "floor": {"T01": StreamRecord([_snapshot(0), *map(as_dict, events[:5]), _snapshot(8),
-                                       *map(as_dict, events[8:])])}
+        "floor": {"T01": StreamRecord([_snapshot(0), *events[:5], _snapshot(8), *events[8:]])}
     }
     assert _failed(check_run([record], streams, {"T01": [1.0]}, [])) == set()
     assert _failed(check_run([record], streams, {}, [])) == {"subscribers_match_journals"}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_controller.client import Snapshot
 from table_controller.event_types import (
     Alert,
     CardDealt,
@@ -29,7 +30,6 @@ from table_controller.event_types import (
     RoundVoided,
     ShoeChanged,
     TableStateChanged,
-    as_dict,
     decode_event,
     parse_ts,
 )
@@ -641,8 +641,8 @@ def check_stream(
     snapshots = 0
     where = f"{name}/{table}"
     for item in stream.items:
-        seq = item["seq"]
-        if item["type"] == "snapshot":
+        seq = item.seq
+        if isinstance(item, Snapshot):
             snapshots += 1
             if last is not None:
                 if seq < last:
@@ -651,15 +651,11 @@ def check_stream(
                         f"{where}: snapshot at seq {seq} went back from {last}",
                     )
                 result.counts["events_bridged_by_snapshot"] += max(0, seq - last)
-            for carried in list(item.get("round") or []) + list(item.get("history") or []):
-                if (
-                    isinstance(carried, dict)
-                    and "seq" in carried
-                    and not _same(journal.by_seq.get(carried["seq"]), carried)
-                ):
+            for carried in [*item.round, *item.history]:
+                if journal.by_seq.get(carried.seq) != carried:
                     result.add(
                         "subscribers_match_journals",
-                        f"{where}: snapshot at seq {seq} carries event {carried['seq']} unlike the journal",
+                        f"{where}: snapshot at seq {seq} carries event {carried.seq} unlike the journal",
                     )
             last = seq
             continue
@@ -672,7 +668,7 @@ def check_stream(
             result.add(
                 "subscribers_match_journals", f"{where}: after seq {last} came {seq} ({what})"
             )
-        if not _same(journal.by_seq.get(seq), item):
+        if journal.by_seq.get(seq) != item:
             result.add(
                 "subscribers_match_journals", f"{where}: event {seq} differs from the journal"
             )
@@ -691,11 +687,6 @@ def check_stream(
             f"{where}: {snapshots} snapshots for {restarts} restarts: messages were lost",
         )
     result.counts["resnapshots"] += max(0, snapshots - 1)
-
-
-def _same(journaled: Event | None, item: dict[str, Any]) -> bool:
-    """A subscriber's item (the JSON object it received) is the journaled event."""
-    return journaled is not None and as_dict(journaled) == item
 
 
 def check_run(

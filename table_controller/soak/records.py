@@ -10,6 +10,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_controller.client import ClientItem
+
 
 @dataclass(frozen=True)
 class Draw:
@@ -80,10 +82,10 @@ class TableRecord:
 
 @dataclass
 class StreamRecord:
-    """One subscriber's items for one table, in the order it yielded them."""
+    """One subscriber's items for one table (typed events and snapshots), in the order it yielded them."""
 
-    items: list[dict[str, Any]] = field(default_factory=list)
+    items: list[ClientItem] = field(default_factory=list)
 
     @property
     def last_seq(self) -> int:
-        return self.items[-1]["seq"] if self.items else 0
+        return self.items[-1].seq if self.items else 0

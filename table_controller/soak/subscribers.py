@@ -18,7 +18,7 @@ from typing import Any
 
 import zmq
 
-from table_controller.client import ClientItem, TableClient, item_as_dict
+from table_controller.client import ClientItem, TableClient
 from table_controller.event_types import CardDealt
 from table_controller.soak.records import StreamRecord
 
@@ -109,10 +109,8 @@ class Subscriber:
         match item:
             case CardDealt(source="shoe", code=code) if self.latency is not None:
                 self.latency.shown(table, code, time.monotonic())
-        # The checker still reads dicts (as the journal gives them); the dealers take typed items.
-        plain = item_as_dict(item)
         with self._progress:
-            self.streams.setdefault(table, StreamRecord()).items.append(plain)
+            self.streams.setdefault(table, StreamRecord()).items.append(item)
             self._progress.notify_all()
         dealer = self.dealer_queues.get(table)
         if dealer is not None:
