@@ -454,13 +454,13 @@ def read_journal(path: Path) -> dict[str, Any]:
         for record in journal.records():
             types[record.type] += 1
             if record.type == "alert":
-                event = record.event()
+                event = json.loads(record.body)  # the stored JSON, read as the audit's plain values
                 kinds[str(event.get("kind"))] += 1
                 m = re.match(r"(\d+) more (\S+) alerts in", str(event.get("detail", "")))
                 if m:
                     summarised[m.group(2)] += int(m.group(1))
             elif record.type == "shoe":
-                event = record.event()
+                event = json.loads(record.body)
                 if event.get("event") == "empty":
                     audit = event.get("audit", {})
                     audit_seen = audit.get("seen")
