@@ -31,6 +31,8 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=200, help="baccarat rounds at full speed")
+    parser.add_argument("--latency-rounds", type=int, default=200,
+                        help="rounds whose cards are timed (about 5 cards each; the p99 needs hundreds)")
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="idle CPU measuring window")
     args = parser.parse_args()
 
@@ -64,7 +66,7 @@ def main() -> None:
 
         sim.shoe.draw = timed_draw  # type: ignore[method-assign]
         stop = sim.live.stopped
-        for _ in range(40):
+        for _ in range(args.latency_rounds):
             dealer.play_round(stop)
         sim.shoe.draw = original_draw  # type: ignore[method-assign]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from table_controller.event_types import CardDealt, RoundVoided, ShoeChanged, TableStateChanged
+from table_controller.event_types import CardDealt, RoundStarted, RoundVoided, ShoeChanged, TableStateChanged
 from table_controller.rules.registry import load_game
 from table_controller.sim.dealing import (
     DealerTimeout,
@@ -267,6 +267,30 @@ def test_the_dealer_closes_betting_after_its_betting_time() -> None:
     policy("baccarat", link, FakeShoe(), betting_seconds=1.5).step()
     assert link.calls == [("press", "close_betting")]
     assert link.waits[0] == 1.5
+
+
+def test_the_tables_move_to_idle_still_on_its_way_is_not_taken_for_the_start_of_the_round() -> None:
+    # The dealer saw idle in the machine before the move to idle reached the listeners:
+    # taking that event for the answer made it press *start round* a second time.
+    link = FakeLink(TableStatus(state="idle", fresh_shoe=False))
+    started = RoundStarted(round="T01-000002", variant="baccarat", betting_seconds=0)
+    link.events = [TableStateChanged(round="T01-000001", state="idle", reason=None), started]
+    policy("baccarat", link, FakeShoe()).step()
+    assert link.calls == [("press", "start_round")]
+    assert link.events == []  # it waited for the round's start
+
+
+def test_a_simulated_dealer_makes_no_press_the_table_refuses(tmp_path: Path) -> None:
+    # At speed 0 the table's countdown (0 s) closes betting: a dealer pressing *close
+    # betting* too raced it, and the table refused and buzzed.
+    sim = SimulatedTable(SimOptions(variant="baccarat", speed=0, seed=7, journal=tmp_path / "T01.sqlite"))
+    dealer = sim.start()
+    try:
+        outcomes = [dealer.play_round(sim.live.stopped) for _ in range(8)]
+        assert outcomes.count("result") == 8
+        assert sim.live.controller.stats.rejected == 0
+    finally:
+        sim.close()
 
 
 def test_the_simulated_table_announces_the_betting_time_its_dealer_waits(tmp_path: Path) -> None:

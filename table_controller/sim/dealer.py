@@ -255,8 +255,12 @@ class SimulatedDealer:
         self.stats = DealerStats()
         self._outcomes: dict[str, str] = {}
         controller.listeners.append(self._settled)
+        # A table whose countdown ends before the dealer would press closes betting itself;
+        # a press then races the countdown and is refused (a buzz, a warning).
+        countdown = float(getattr(getattr(controller, "machine", None), "betting_seconds", betting_seconds + 1))
         self.policy = DealingPolicy(
             game, self.link, self.hands, rng=self.rng, betting_seconds=betting_seconds,
+            countdown_share=1.0 if countdown <= betting_seconds else 0.0, countdown_seconds=countdown,
             fault_rates=(faults or DealerFaults()).rates(), pace=pace, camera=camera is not None,
             cut_cards_from_end=cut_cards_from_end, timeout=timeout,
         )

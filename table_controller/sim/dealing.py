@@ -384,7 +384,7 @@ class DealingPolicy:
             return
         self.link.drain()
         self.link.press("start_round")
-        self.link.wait_for(lambda e: isinstance(e, RoundStarted | Snapshot | Alert | TableStateChanged), 3.0)
+        self.link.wait_for(_round_opened, 3.0)
 
     def close_betting(self) -> None:
         """Leave betting open for the dealer's betting time, then close it (or let the countdown)."""
@@ -616,6 +616,14 @@ class DealingPolicy:
             self.link.void(answer.reason)
         # A refused resume (the table still sees the lid open): look again after a heartbeat.
         self.link.wait_for(lambda e: isinstance(e, TableStateChanged | Snapshot | Heartbeat), 2.0)
+
+
+def _round_opened(item: TableItem) -> bool:
+    # Not any state change: the table's move to idle may still be on its way to the
+    # listeners when the dealer, who saw idle, presses; it would look like the answer.
+    return isinstance(item, RoundStarted | Snapshot | Alert) or (
+        isinstance(item, TableStateChanged) and item.state != "idle"
+    )
 
 
 def _betting_over(item: TableItem) -> bool:
