@@ -48,6 +48,15 @@ def test_two_cards_with_the_same_picture_are_named_by_the_self_test() -> None:
     assert "AC and AS" in next(p["why"] for p in report["pairs"] if p["cards"] == ["AC", "AS"])
 
 
+def test_each_card_has_its_own_near_limit_never_below_the_decks() -> None:
+    # a court card's views spread more than a pip card's: one limit for all turned courts away
+    model = templates_for("kde-standard").model
+    limits = {code: model.near_limit(code) for code in CODES}
+    assert min(limits.values()) >= model.near_distance
+    assert max(limits.values()) > model.near_distance
+    assert np.mean([limits[c] for c in CODES if c[0] in "JQK"]) > np.mean([limits[c] for c in CODES if c[0] in "23456"])
+
+
 def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) -> None:  # type: ignore[no-untyped-def]
     model = templates_for("svg-cards").model
     path = tmp_path / "deck_model.npz"
@@ -55,6 +64,8 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     again = DeckModel.load(path)
     assert again is not None and again.min_margin == model.min_margin
     assert np.array_equal(again.projection, model.projection)
+    assert again.near_by_card is not None and model.near_by_card is not None
+    assert np.array_equal(again.near_by_card, model.near_by_card)
     stale = tmp_path / "old.npz"
     np.savez(stale, version=MODEL_VERSION - 1, projection=model.projection)
     assert DeckModel.load(stale) is None
@@ -63,12 +74,14 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     # a file of the right version but the wrong shapes, or with NaN, is not a model either
     wrong = tmp_path / "wrong.npz"
     np.savez(wrong, version=MODEL_VERSION, projection=model.projection[:, :10], offset=model.offset,
-             means=model.means, max_distance=1.0, min_margin=1.0, near_distance=1.0, report=np.array("{}"))
+             means=model.means, max_distance=1.0, min_margin=1.0, near_distance=1.0,
+             near_by_card=np.ones(len(CODES)), report=np.array("{}"))
     assert DeckModel.load(wrong) is None
     nan = model.projection.copy()
     nan[0, 0] = np.nan
     np.savez(wrong, version=MODEL_VERSION, projection=nan, offset=model.offset, means=model.means,
-             max_distance=1.0, min_margin=1.0, near_distance=1.0, report=np.array("{}"))
+             max_distance=1.0, min_margin=1.0, near_distance=1.0,
+             near_by_card=np.ones(len(CODES)), report=np.array("{}"))
     assert DeckModel.load(wrong) is None
 
 

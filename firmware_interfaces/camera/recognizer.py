@@ -110,9 +110,9 @@ class Recognizer:
         # every view of the second look that lies near a card must lie near this one: a card
         # smeared by motion blur read 7C as 7S from an outline 10 px off, while nudged views
         # of it lay near 7C (measured cost: 6 correct reads in 1,344)
-        near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_distance}
+        near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
         need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) else 1.0)
-        if (m.accepted and m.margin >= need and m.distance <= model.near_distance and clear_elsewhere <= {m.code}
+        if (m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code) and clear_elsewhere <= {m.code}
                 and near_elsewhere <= {m.code} and _same_rank(templates.read(card).code, m.code)):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         return None, 0.0, as_read
