@@ -322,8 +322,7 @@ class CardFinder:
                 same[0].append((fit, box))
             return True
 
-        for mask, cut in self._masks(table, white, covered, reference):
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contours, cut in self._mask_contours(table, white, covered, reference):
             for c in contours:
                 area = cv2.contourArea(c)
                 if area < self._min_px_area or add(c, 2 * EDGE_CUT_PX if cut else 0.0):
@@ -411,29 +410,34 @@ class CardFinder:
         local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR), dtype=cv2.CV_8U)
         return covered, _channel_max(cv2.subtract(now, local_hi))
 
-    def _masks(
+    def _mask_contours(
         self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None, ref: _EmptyTable | None = None
-    ) -> list[tuple[np.ndarray, bool]]:
-        """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
-        where a card covers it), closed, opened so that lines let go of cards, and filled."""
+    ) -> list[tuple[list[np.ndarray], bool]]:
+        """The outer contours of the masks of :meth:`_raw_masks`, cleaned: printed structure
+        taken out (except where a card covers it), closed, opened so that lines let go of
+        cards (the outer contours of a mask are those of the mask filled)."""
         out = []
         raw = self._raw_masks(table, white)
+        if ref is not None:
+            keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
+            search = cv2.bitwise_and(self._search, keep)
+        else:
+            search = self._search
         for m, closing, cut in raw:
-            m = cv2.bitwise_and(m, self._search)
+            m = cv2.bitwise_and(m, search)
             if ref is not None:
-                # what is printed on the felt is not a card: take it out, except where its
-                # colour shows a card lying on it, then give back those printed pixels that a
-                # closing finds between card pixels (a card over a line the colour of its
-                # paper), so a line beside a card lets go of it and one under it does not cut
-                # it in two
-                keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
-                known = cv2.bitwise_and(m, keep)
-                bridged = cv2.morphologyEx(known, cv2.MORPH_CLOSE, self._bridge_kernel)
-                m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, ref.printed))
+                # what is printed on the felt is not a card: it was taken out above, except
+                # where its colour shows a card lying on it; now give back those printed
+                # pixels that a closing finds between card pixels (a card over a line the
+                # colour of its paper), so a line beside a card lets go of it and one under it
+                # does not cut it in two
+                bridged = cv2.morphologyEx(m, cv2.MORPH_CLOSE, self._bridge_kernel)
+                m = cv2.bitwise_or(m, cv2.bitwise_and(bridged, ref.printed))
             if closing is not None:
                 m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
-            out.append((_fill_holes(m), cut))
+            contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            out.append((list(contours), cut))
         return out
 
     def _raw_masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None, bool]]:
@@ -493,7 +497,6 @@ class CardFinder:
             m = cv2.threshold(region, max(0.0, paper - drop), 255, cv2.THRESH_BINARY)[1]
             m = cv2.bitwise_and(m, inside)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
-            m = _fill_holes(m)
             contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             parts += [c + (x, y) for c in contours if cv2.contourArea(c) >= self._min_px_area]
         return parts
