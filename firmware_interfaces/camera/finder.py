@@ -638,46 +638,52 @@ def _rect_steps(
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each hypothesis (dx, dy, angle°, width factor): the whiteness step across each of
     the rectangle's four sides (median of inside minus the darker of two outside samples,
-    so a printed line just outside does not hide the felt, nearest pixel), and a score (sum
-    of the best three sides)."""
+    so a printed line just outside does not hide the felt), and a score (sum of the best
+    three sides)."""
     cw, ch = card_mm
     t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1  # skip the rounded corners
     u = t - 0.5
     sides = ((0, -1), (1, 0), (0, 1), (-1, 0))  # top, right, bottom, left: outward normals
-    # all but the shift depends on the (angle, width) pair alone: the rotated points are
-    # computed once per pair (a grid has 27 pairs for 2,187 hypotheses)
-    pairs, pair_of = np.unique(hyps[:, 2:4], axis=0, return_inverse=True)
-    pair_of = pair_of.reshape(-1)
-    hw = 0.5 * cw * pairs[:, 1]
-    hh = np.full(len(pairs), 0.5 * ch)
-    a = np.deg2rad(base_deg + pairs[:, 0])
-    ca, sa = np.cos(a)[:, None], np.sin(a)[:, None]
-    # points along each side in card-local mm (before rotation), per pair: (4 sides, pairs, points)
-    lxs, lys = [], []
-    for nx, ny in sides:
+    hw = 0.5 * cw * hyps[:, 3]
+    hh = np.full(len(hyps), 0.5 * ch)
+    a = np.deg2rad(base_deg + hyps[:, 2])
+    ca, sa = np.cos(a), np.sin(a)
+    steps = np.empty((len(hyps), 4), np.float32)
+    for k, (nx, ny) in enumerate(sides):
+        # points along the side in card-local mm (before rotation), per hypothesis
         if nx == 0:
-            lxs.append(u[None, :] * 2 * hw[:, None])
-            lys.append(np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1))
+            lx = u[None, :] * 2 * hw[:, None]
+            ly = np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1)
         else:
-            lxs.append(np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1))
-            lys.append(u[None, :] * 2 * hh[:, None])
-    lx, ly = np.stack(lxs), np.stack(lys)
-    nxs = np.array([n[0] for n in sides], np.float64)[:, None, None]
-    nys = np.array([n[1] for n in sides], np.float64)[:, None, None]
-    # all sides and all three offsets (inside, and the two outside) at once: (3, 4, pairs, points)
-    offsets = np.array([-_INSIDE_MM, *_OUTSIDE_MM], np.float64)[:, None, None, None]
-    px, py = lx + nxs * offsets, ly + nys * offsets
-    cpx, spy, spx, cpy = (r[:, :, pair_of] for r in (ca * px, sa * py, sa * px, ca * py))
-    h, w = white.shape
-    gx = (slot_centre[0] + hyps[:, 0:1] + cpx - spy) * px_per_mm
-    gy = (slot_centre[1] + hyps[:, 1:2] + spx + cpy) * px_per_mm
-    xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
-    sampled = np.asarray(white[yi, xi]).astype(np.float32)
-    inside, outside = sampled[0], np.minimum(sampled[1], sampled[2])
-    steps = np.ascontiguousarray(np.median(inside - outside, axis=2).T, np.float32)
+            lx = np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1)
+            ly = u[None, :] * 2 * hh[:, None]
+
+        inside = _sample(white, hyps, slot_centre, (ca, sa), (lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM), px_per_mm)
+        outside = np.minimum(
+            *(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm) for d in _OUTSIDE_MM)
+        )
+        # the whiteness is sampled as it is (uint8), the step taken in float32
+        steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
     ordered = np.sort(steps, axis=1)
     return ordered[:, 1:].sum(axis=1), steps
+
+
+def _sample(
+    white: np.ndarray,
+    hyps: np.ndarray,
+    slot_centre: tuple[float, float],
+    rotation: tuple[np.ndarray, np.ndarray],
+    local: tuple[np.ndarray, np.ndarray],
+    px_per_mm: float,
+) -> np.ndarray:
+    """Whiteness at card-local points (mm, per hypothesis), nearest pixel."""
+    (ca, sa), (px, py) = rotation, local
+    h, w = white.shape
+    gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
+    gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
+    xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+    return np.asarray(white[yi, xi])
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
