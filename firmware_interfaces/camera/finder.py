@@ -322,8 +322,7 @@ class CardFinder:
                 same[0].append((fit, box))
             return True
 
-        for mask, cut in self._masks(table, white, covered, reference):
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contours, cut in self._mask_contours(table, white, covered, reference):
             for c in contours:
                 area = cv2.contourArea(c)
                 if area < self._min_px_area or add(c, 2 * EDGE_CUT_PX if cut else 0.0):
@@ -411,29 +410,34 @@ class CardFinder:
         local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR), dtype=cv2.CV_8U)
         return covered, _channel_max(cv2.subtract(now, local_hi))
 
-    def _masks(
+    def _mask_contours(
         self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None, ref: _EmptyTable | None = None
-    ) -> list[tuple[np.ndarray, bool]]:
-        """The masks of :meth:`_raw_masks`, cleaned: printed structure taken out (except
-        where a card covers it), closed, opened so that lines let go of cards, and filled."""
+    ) -> list[tuple[list[np.ndarray], bool]]:
+        """The outer contours of the masks of :meth:`_raw_masks`, cleaned: printed structure
+        taken out (except where a card covers it), closed, opened so that lines let go of
+        cards (the outer contours of a mask are those of the mask filled)."""
         out = []
         raw = self._raw_masks(table, white)
+        if ref is not None:
+            keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
+            search = cv2.bitwise_and(self._search, keep)
+        else:
+            search = self._search
         for m, closing, cut in raw:
-            m = cv2.bitwise_and(m, self._search)
+            m = cv2.bitwise_and(m, search)
             if ref is not None:
-                # what is printed on the felt is not a card: take it out, except where its
-                # colour shows a card lying on it, then give back those printed pixels that a
-                # closing finds between card pixels (a card over a line the colour of its
-                # paper), so a line beside a card lets go of it and one under it does not cut
-                # it in two
-                keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
-                known = cv2.bitwise_and(m, keep)
-                bridged = cv2.morphologyEx(known, cv2.MORPH_CLOSE, self._bridge_kernel)
-                m = cv2.bitwise_or(known, cv2.bitwise_and(bridged, ref.printed))
+                # what is printed on the felt is not a card: it was taken out above, except
+                # where its colour shows a card lying on it; now give back those printed
+                # pixels that a closing finds between card pixels (a card over a line the
+                # colour of its paper), so a line beside a card lets go of it and one under it
+                # does not cut it in two
+                bridged = cv2.morphologyEx(m, cv2.MORPH_CLOSE, self._bridge_kernel)
+                m = cv2.bitwise_or(m, cv2.bitwise_and(bridged, ref.printed))
             if closing is not None:
                 m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, closing)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
-            out.append((_fill_holes(m), cut))
+            contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            out.append((list(contours), cut))
         return out
 
     def _raw_masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None, bool]]:
@@ -487,13 +491,12 @@ class CardFinder:
         values = region[inside > 0]
         if values.size == 0:
             return []
-        paper = float(np.percentile(values, 90))
+        paper = _percentile_90(values)
         parts = []
         for drop in SPLIT_DROPS:
             m = cv2.threshold(region, max(0.0, paper - drop), 255, cv2.THRESH_BINARY)[1]
             m = cv2.bitwise_and(m, inside)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self._open_kernel)
-            m = _fill_holes(m)
             contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             parts += [c + (x, y) for c in contours if cv2.contourArea(c) >= self._min_px_area]
         return parts
@@ -515,37 +518,18 @@ class CardFinder:
         if region.size == 0 or np.count_nonzero(region > paper_level) < 0.3 * cw * ch * s * s:
             return None
         base = 90.0 if slot.w > slot.h else 0.0
-        img = white.astype(np.float32)
-        best = None
-        grid = [
-            (dx, dy, a, k)
-            for dx in np.arange(-12, 12.1, 3)
-            for dy in np.arange(-12, 12.1, 3)
-            for a in np.arange(-16, 16.1, 4)
-            for k in (0.88, 0.94, 1.0)
-        ]
+        best: np.ndarray | None = None
         for _coarse_then_fine in range(2):
-            hyps = np.array(
-                grid
-                if best is None
-                else [
-                    (best[0] + dx, best[1] + dy, best[2] + a, best[3] + k)
-                    for dx in np.arange(-1.5, 1.6, 0.75)
-                    for dy in np.arange(-1.5, 1.6, 0.75)
-                    for a in np.arange(-2, 2.1, 1)
-                    for k in (-0.03, 0.0, 0.03)
-                ],
-                np.float64,
-            )
-            score, sides = _rect_steps(img, hyps, (sx, sy), base, (cw, ch), s)
+            hyps = _COARSE_GRID if best is None else best + _FINE_GRID
+            score, sides = _rect_steps(white, hyps, (sx, sy), base, (cw, ch), s)
             i = int(np.argmax(score))
-            best = tuple(hyps[i])
+            best = hyps[i]
             best_sides = sides[i]
         assert best is not None
         ordered = np.sort(best_sides)
         if ordered[1] < PAPER_CONTRAST or ordered[0] < 0:
             return None
-        dx, dy, a, k = best
+        dx, dy, a, k = (float(v) for v in best)
         centre = (sx + dx, sy + dy)
         box_mm = cv2.boxPoints((centre, (cw * k, ch), base + a)).astype(np.float64)
         return 0.5, box_mm * s, (float(centre[0]), float(centre[1]))
@@ -620,6 +604,19 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
     return finder.printed_structure(empty), table
 
 
+def _grid(dxs: np.ndarray, dys: np.ndarray, angles: np.ndarray, widths: tuple[float, ...]) -> np.ndarray:
+    """Every (dx, dy, angle, width) combination, dx slowest, as rows."""
+    g = np.meshgrid(dxs, dys, angles, np.asarray(widths, np.float64), indexing="ij")
+    return np.ascontiguousarray(np.stack([a.ravel() for a in g], axis=1), np.float64)
+
+
+#: The slot fit's hypotheses (see CardFinder._fit_in_slot): coarse, then fine around the best.
+_COARSE_GRID = _grid(np.arange(-12, 12.1, 3), np.arange(-12, 12.1, 3), np.arange(-16, 16.1, 4), (0.88, 0.94, 1.0))
+_FINE_GRID = _grid(
+    np.arange(-1.5, 1.6, 0.75), np.arange(-1.5, 1.6, 0.75), np.arange(-2, 2.1, 1), (-0.03, 0.0, 0.03)
+)
+
+
 def _near_slot(slot: Slot, centre: tuple[float, float]) -> bool:
     return slot.x - 10 <= centre[0] <= slot.x + slot.w + 10 and slot.y - 10 <= centre[1] <= slot.y + slot.h + 10
 
@@ -665,7 +662,8 @@ def _rect_steps(
         outside = np.minimum(
             *(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm) for d in _OUTSIDE_MM)
         )
-        steps[:, k] = np.median(inside - outside, axis=1)
+        # the whiteness is sampled as it is (uint8), the step taken in float32
+        steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
     ordered = np.sort(steps, axis=1)
     return ordered[:, 1:].sum(axis=1), steps
 
@@ -709,6 +707,19 @@ def _channel_max(img: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
+def _percentile_90(values: np.ndarray) -> float:
+    """``np.percentile(values, 90)`` of uint8 ``values`` (linear, the same lerp as numpy's),
+    from their histogram: a blob's pixels are many, and sorting them costs more than counting."""
+    n = values.size
+    idx = 0.9 * (n - 1)
+    lo = int(np.floor(idx))
+    cum = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    a = float(np.searchsorted(cum, lo + 1))
+    b = float(np.searchsorted(cum, min(lo + 1, n - 1) + 1))
+    t, d = idx - lo, b - a
+    return b - d * (1 - t) if t >= 0.5 else a + d * t
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)
@@ -741,8 +752,9 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     dst = np.array([[m, m], [m + cw, m], [m + cw, m + ch], [m, m + ch]], np.float32) * p
     warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
     # whiteness of just the frame around the card, then one channel warped
+    back = np.linalg.inv(warp)
     around = cv2.perspectiveTransform(
-        np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2), np.linalg.inv(warp)
+        np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2), back
     ).reshape(-1, 2)
     x0, y0 = np.floor(around.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(around.max(axis=0)).astype(int) + 2
@@ -771,13 +783,15 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         vh, vw = v.shape
         edge = round(m * p)
         length = vw - 2 * edge
-        xs = np.arange(edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2))
+        xa, xb = edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2)
+        xs = np.arange(xa, xb)
         ys = np.arange(edge - reach, edge + reach + 1)
-        inside = v[np.clip(ys + d, 0, vh - 1)][:, xs]
-        outside = v[np.clip(ys - d, 0, vh - 1)][:, xs]
-        step = inside - outside
+        if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
+            step = v[edge - reach + d : edge + reach + d + 1, xa:xb] - v[edge - reach - d : edge + reach - d + 1, xa:xb]
+        else:
+            step = v[np.clip(ys + d, 0, vh - 1)][:, xs] - v[np.clip(ys - d, 0, vh - 1)][:, xs]
         best = np.argmax(step, axis=0)
-        strength = step[best, np.arange(len(xs))]
+        strength = step.max(axis=0)
         good = strength >= 20.0
         if good.sum() < 0.4 * len(xs):
             return np.asarray(corners, np.float64)
@@ -796,7 +810,6 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     out_patch = np.array(crossings, np.float64)
     if np.abs(out_patch - dst).max() > (REFINE_REACH_MM + 1.0) * p:
         return np.asarray(corners, np.float64)
-    back = np.linalg.inv(warp)
     return cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2)
 
 

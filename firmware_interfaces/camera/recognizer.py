@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -24,6 +25,9 @@ from calibration.layout import Layout
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.finder import CardFinder, as_bgr, refine_outline
+
+if TYPE_CHECKING:
+    from calibration.deck_model import ModelReading
 
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
@@ -93,20 +97,25 @@ class Recognizer:
         model = templates.model
         limit = self.threshold * model.min_margin
         outlines = [refine_outline(frame, outlines[0], self.layout.card_mm)] + outlines
-        reads = []
+        reads: list[tuple[ModelReading, np.ndarray, np.ndarray]] = []
         for corners in outlines:
-            m = model.read(warp_card(frame, corners))
-            reads.append((m, corners))
+            if reads and np.array_equal(corners, reads[0][1]):
+                # the refinement left the outline where it was: the same view, the same read
+                reads.append(reads[0])
+                continue
+            card = warp_card(frame, corners)
+            m = model.read(card)
+            reads.append((m, corners, card))
             if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
-        m0, c0 = min(reads, key=lambda r: r[0].distance)
-        tries = [(m0, warp_card(frame, c0), c0)]
+        m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
+        tries = [(m0, card0, c0)]
         for corners in _nudged(_as_read(c0, m0.flipped)):
             card = warp_card(frame, corners)
             tries.append((model.read(card), card, corners))
         m, card, corners = min(tries, key=lambda t: t[0].distance)
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
-        clear_elsewhere = {r.code for r, _ in reads if r.accepted and r.margin >= limit}
+        clear_elsewhere = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
         # every view of the second look that lies near a card must lie near this one: a card
         # smeared by motion blur read 7C as 7S from an outline 10 px off, while nudged views
         # of it lay near 7C (measured cost: 6 correct reads in 1,344)
