@@ -338,6 +338,37 @@ def test_a_line_readers_card_that_shows_is_no_misdeal() -> None:
     assert link.calls == [] and dealer.stats.misdeal_calls == 0
 
 
+class ScriptedLink(FakeLink):
+    """A fake table whose status answers follow ``statuses`` (the last one stays)."""
+
+    def __init__(self, statuses: list[TableStatus]) -> None:
+        super().__init__(statuses[0])
+        self.statuses = list(statuses)
+
+    def status(self) -> TableStatus | None:
+        self.table = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+        return self.table
+
+
+def test_a_lost_line_is_called_a_misdeal_even_when_a_restarted_controller_paused_meanwhile() -> None:
+    """The soak's hang: the line of the dealer's third card (6S) was lost while the killed
+    controller restarted; the restarted table paused (device-fault: "a card the reader sent
+    meanwhile is lost"). The dealer took that pause for the table's reaction to its card,
+    called no misdeal, and counted four cards where the table had three: its round was
+    complete, the table's never was, and both waited for ever."""
+    dealing = TableStatus(state="dealing", round="T01-000001", next_position="player", next_index=1)
+    restarted = TableStatus(state="paused", round="T01-000001", next_position="player", next_index=1,
+                            cause="device-fault")
+    link = ScriptedLink([dealing, restarted, TableStatus(state="idle")])
+    link.events = [TableStateChanged(
+        state="paused", reason="the controller restarted while dealing: a card the reader sent meanwhile is lost",
+        cause="device-fault", resume_to="dealing", awaiting=None,
+    )]
+    dealer = policy("baccarat", link, FakeShoe(["6S"], smart=False, left=300))
+    dealer.step()
+    assert link.calls == [("press", "card_dropped")] and dealer.stats.misdeal_calls == 1
+
+
 def test_a_lost_burn_card_is_no_misdeal() -> None:
     link = FakeLink(TableStatus(state="dealing", next_position="burn"))
     dealer = policy("baccarat", link, FakeShoe(["4H"], smart=False, left=300))

@@ -225,10 +225,13 @@ def shoe_is_due(
     return cards_left is not None and game.decks > 1 and cards_left <= cut_cards_from_end
 
 
-def card_taken(code: str) -> Callable[[TableItem], bool]:
+def card_taken(code: str, *, line: bool = False) -> Callable[[TableItem], bool]:
     """Whether an event shows that the table took (or reacted to) the card ``code``.
 
-    A shoe-link outage is no reaction: the card arrives when the link is back.
+    A shoe-link outage is no reaction: the card arrives when the link is back. With
+    ``line`` (a plain line reader's card) a ``device-fault`` pause is no reaction either:
+    it is the table saying that a card may be lost (a restarted controller, a reader port
+    opened again), not that it read this one; the dealer must still look for the card.
     """
 
     def taken(item: TableItem) -> bool:
@@ -246,7 +249,9 @@ def card_taken(code: str) -> Callable[[TableItem], bool]:
             case RoundVoided():
                 return True
             case TableStateChanged():
-                return item.state == "paused" and item.cause != "shoe-link-down"
+                return item.state == "paused" and item.cause not in (
+                    ("shoe-link-down", "device-fault") if line else ("shoe-link-down",)
+                )
         return False
 
     return taken
@@ -493,7 +498,7 @@ class DealingPolicy:
         read the line but died before journaling it): the dealer first waits for it to
         answer again, then gives the card ``LOST_LINE_SECONDS`` more.
         """
-        taken = card_taken(code)
+        taken = card_taken(code, line=True)
         if self.link.wait_for(taken, LOST_LINE_SECONDS) is not None:
             return
         deadline = time.monotonic() + self.timeout
