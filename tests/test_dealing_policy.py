@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from table_controller.client import Snapshot
 from table_controller.event_types import CardDealt, RoundStarted, RoundVoided, ShoeChanged, TableStateChanged
+from table_controller.event_types import TableStatus as SnapshotState
 from table_controller.rules.registry import load_game
 from table_controller.sim.dealing import (
     DealerTimeout,
@@ -367,6 +369,38 @@ def test_a_lost_line_is_called_a_misdeal_even_when_a_restarted_controller_paused
     dealer = policy("baccarat", link, FakeShoe(["6S"], smart=False, left=300))
     dealer.step()
     assert link.calls == [("press", "card_dropped")] and dealer.stats.misdeal_calls == 1
+
+
+def test_a_line_table_that_wants_a_card_the_dealers_cards_already_complete_gets_a_misdeal() -> None:
+    """A lost line taken for another card of its code (an eight-deck shoe has eight): the
+    dealer's cards 9S JS 9S TD complete the round (player 8, a natural) but the table got
+    9S JS TD and waits for the banker's second card, which no dealer will pull. The dealer
+    calls the misdeal instead of waiting with it for ever."""
+    round_id = "T01-000001"
+
+    def dealing(position: str, index: int) -> TableStatus:
+        return TableStatus(state="dealing", round=round_id, next_position=position, next_index=index)
+
+    first = CardDealt(round=round_id, position="player", index=0, code="9S", source="shoe")
+    second = CardDealt(round=round_id, position="banker", index=0, code="JS", source="shoe")
+    link = FakeLink(dealing("player", 0))
+    dealer = policy("baccarat", link, FakeShoe(["9S", "JS", "9S", "TD"], smart=False, left=300))
+    link.events = [first]
+    dealer.step()
+    link.table, link.events = dealing("banker", 0), [second]
+    dealer.step()
+    # The second 9S's line is lost; a snapshot (a restarted controller) shows the first one.
+    link.table = dealing("player", 1)
+    link.events = [Snapshot(table="T01", seq=9, state=SnapshotState(state="dealing", reason=None),
+                            round=[first, second], history=[])]
+    dealer.step()
+    link.table = dealing("player", 1)
+    link.events = [CardDealt(round=round_id, position="player", index=1, code="TD", source="shoe")]
+    dealer.step()
+    assert link.calls == []
+    link.table = dealing("banker", 1)  # ... for ever: the dealer's round is complete
+    dealer.step()
+    assert link.calls == [("press", "card_dropped")] * 3 and dealer.stats.misdeal_calls == 3
 
 
 def test_a_lost_burn_card_is_no_misdeal() -> None:
