@@ -14,7 +14,15 @@ from typing import Any
 import pytest
 
 from table_controller.client import Snapshot
-from table_controller.event_types import CardDealt, RoundStarted, RoundVoided, ShoeChanged, TableStateChanged
+from table_controller.event_types import (
+    Alert,
+    CardDealt,
+    Heartbeat,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+)
 from table_controller.event_types import TableStatus as SnapshotState
 from table_controller.rules.registry import load_game
 from table_controller.sim.dealing import (
@@ -451,3 +459,29 @@ def test_the_remote_link_reads_the_control_sockets_status_as_a_typed_status() ->
     )
     silent = ControlLink(ScriptedControl(None), queue.Queue(), token="t", stop=threading.Event())  # type: ignore[arg-type]
     assert silent.status() is None
+
+
+def test_only_a_table_moving_on_is_progress_not_the_pauses_and_snapshots_of_restarts() -> None:
+    """A table killed and restarted every few seconds sends a snapshot, a pause and a resume
+    each time while dealing nothing; the soak's stuck-table check must not take that for
+    progress (it did, and a stuck line table hung the soak instead of failing it)."""
+    import queue
+    import threading
+
+    events: queue.Queue[TableItem] = queue.Queue()
+    link = ControlLink(ScriptedControl(None), events, token="t", stop=threading.Event())  # type: ignore[arg-type]
+    link.last_progress = before = 0.0
+    restart: list[TableItem] = [
+        Snapshot(table="T01", seq=9, state=SnapshotState(state="dealing", reason=None), round=[], history=[]),
+        Alert(kind="device-fault", severity="critical", detail="the controller restarted while dealing"),
+        TableStateChanged(state="paused", reason="the controller restarted while dealing", cause="device-fault"),
+        TableStateChanged(state="dealing", reason="resumed by supervisor soak (token)"),
+        Heartbeat(state="dealing"),
+    ]
+    for item in restart:
+        events.put(item)
+    assert link.wait_for(lambda e: False, 0.05) is None
+    assert link.last_progress == before
+    events.put(CardDealt(position="banker", index=1, code="4D", source="shoe"))
+    assert link.wait_for(lambda e: isinstance(e, CardDealt), 1.0) is not None
+    assert link.last_progress > before
