@@ -13,7 +13,17 @@ from typing import Any
 
 import pytest
 
-from table_controller.event_types import CardDealt, RoundStarted, RoundVoided, ShoeChanged, TableStateChanged
+from table_controller.client import Snapshot
+from table_controller.event_types import (
+    Alert,
+    CardDealt,
+    Heartbeat,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+    TableStateChanged,
+)
+from table_controller.event_types import TableStatus as SnapshotState
 from table_controller.rules.registry import load_game
 from table_controller.sim.dealing import (
     DealerTimeout,
@@ -338,6 +348,69 @@ def test_a_line_readers_card_that_shows_is_no_misdeal() -> None:
     assert link.calls == [] and dealer.stats.misdeal_calls == 0
 
 
+class ScriptedLink(FakeLink):
+    """A fake table whose status answers follow ``statuses`` (the last one stays)."""
+
+    def __init__(self, statuses: list[TableStatus]) -> None:
+        super().__init__(statuses[0])
+        self.statuses = list(statuses)
+
+    def status(self) -> TableStatus | None:
+        self.table = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+        return self.table
+
+
+def test_a_lost_line_is_called_a_misdeal_even_when_a_restarted_controller_paused_meanwhile() -> None:
+    """The soak's hang: the line of the dealer's third card (6S) was lost while the killed
+    controller restarted; the restarted table paused (device-fault: "a card the reader sent
+    meanwhile is lost"). The dealer took that pause for the table's reaction to its card,
+    called no misdeal, and counted four cards where the table had three: its round was
+    complete, the table's never was, and both waited for ever."""
+    dealing = TableStatus(state="dealing", round="T01-000001", next_position="player", next_index=1)
+    restarted = TableStatus(state="paused", round="T01-000001", next_position="player", next_index=1,
+                            cause="device-fault")
+    link = ScriptedLink([dealing, restarted, TableStatus(state="idle")])
+    link.events = [TableStateChanged(
+        state="paused", reason="the controller restarted while dealing: a card the reader sent meanwhile is lost",
+        cause="device-fault", resume_to="dealing", awaiting=None,
+    )]
+    dealer = policy("baccarat", link, FakeShoe(["6S"], smart=False, left=300))
+    dealer.step()
+    assert link.calls == [("press", "card_dropped")] and dealer.stats.misdeal_calls == 1
+
+
+def test_a_line_table_that_wants_a_card_the_dealers_cards_already_complete_gets_a_misdeal() -> None:
+    """A lost line taken for another card of its code (an eight-deck shoe has eight): the
+    dealer's cards 9S JS 9S TD complete the round (player 8, a natural) but the table got
+    9S JS TD and waits for the banker's second card, which no dealer will pull. The dealer
+    calls the misdeal instead of waiting with it for ever."""
+    round_id = "T01-000001"
+
+    def dealing(position: str, index: int) -> TableStatus:
+        return TableStatus(state="dealing", round=round_id, next_position=position, next_index=index)
+
+    first = CardDealt(round=round_id, position="player", index=0, code="9S", source="shoe")
+    second = CardDealt(round=round_id, position="banker", index=0, code="JS", source="shoe")
+    link = FakeLink(dealing("player", 0))
+    dealer = policy("baccarat", link, FakeShoe(["9S", "JS", "9S", "TD"], smart=False, left=300))
+    link.events = [first]
+    dealer.step()
+    link.table, link.events = dealing("banker", 0), [second]
+    dealer.step()
+    # The second 9S's line is lost; a snapshot (a restarted controller) shows the first one.
+    link.table = dealing("player", 1)
+    link.events = [Snapshot(table="T01", seq=9, state=SnapshotState(state="dealing", reason=None),
+                            round=[first, second], history=[])]
+    dealer.step()
+    link.table = dealing("player", 1)
+    link.events = [CardDealt(round=round_id, position="player", index=1, code="TD", source="shoe")]
+    dealer.step()
+    assert link.calls == []
+    link.table = dealing("banker", 1)  # ... for ever: the dealer's round is complete
+    dealer.step()
+    assert link.calls == [("press", "card_dropped")] * 3 and dealer.stats.misdeal_calls == 3
+
+
 def test_a_lost_burn_card_is_no_misdeal() -> None:
     link = FakeLink(TableStatus(state="dealing", next_position="burn"))
     dealer = policy("baccarat", link, FakeShoe(["4H"], smart=False, left=300))
@@ -386,3 +459,29 @@ def test_the_remote_link_reads_the_control_sockets_status_as_a_typed_status() ->
     )
     silent = ControlLink(ScriptedControl(None), queue.Queue(), token="t", stop=threading.Event())  # type: ignore[arg-type]
     assert silent.status() is None
+
+
+def test_only_a_table_moving_on_is_progress_not_the_pauses_and_snapshots_of_restarts() -> None:
+    """A table killed and restarted every few seconds sends a snapshot, a pause and a resume
+    each time while dealing nothing; the soak's stuck-table check must not take that for
+    progress (it did, and a stuck line table hung the soak instead of failing it)."""
+    import queue
+    import threading
+
+    events: queue.Queue[TableItem] = queue.Queue()
+    link = ControlLink(ScriptedControl(None), events, token="t", stop=threading.Event())  # type: ignore[arg-type]
+    link.last_progress = before = 0.0
+    restart: list[TableItem] = [
+        Snapshot(table="T01", seq=9, state=SnapshotState(state="dealing", reason=None), round=[], history=[]),
+        Alert(kind="device-fault", severity="critical", detail="the controller restarted while dealing"),
+        TableStateChanged(state="paused", reason="the controller restarted while dealing", cause="device-fault"),
+        TableStateChanged(state="dealing", reason="resumed by supervisor soak (token)"),
+        Heartbeat(state="dealing"),
+    ]
+    for item in restart:
+        events.put(item)
+    assert link.wait_for(lambda e: False, 0.05) is None
+    assert link.last_progress == before
+    events.put(CardDealt(position="banker", index=1, code="4D", source="shoe"))
+    assert link.wait_for(lambda e: isinstance(e, CardDealt), 1.0) is not None
+    assert link.last_progress > before

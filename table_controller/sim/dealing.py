@@ -225,10 +225,13 @@ def shoe_is_due(
     return cards_left is not None and game.decks > 1 and cards_left <= cut_cards_from_end
 
 
-def card_taken(code: str) -> Callable[[TableItem], bool]:
+def card_taken(code: str, *, line: bool = False) -> Callable[[TableItem], bool]:
     """Whether an event shows that the table took (or reacted to) the card ``code``.
 
-    A shoe-link outage is no reaction: the card arrives when the link is back.
+    A shoe-link outage is no reaction: the card arrives when the link is back. With
+    ``line`` (a plain line reader's card) a ``device-fault`` pause is no reaction either:
+    it is the table saying that a card may be lost (a restarted controller, a reader port
+    opened again), not that it read this one; the dealer must still look for the card.
     """
 
     def taken(item: TableItem) -> bool:
@@ -246,7 +249,9 @@ def card_taken(code: str) -> Callable[[TableItem], bool]:
             case RoundVoided():
                 return True
             case TableStateChanged():
-                return item.state == "paused" and item.cause != "shoe-link-down"
+                return item.state == "paused" and item.cause not in (
+                    ("shoe-link-down", "device-fault") if line else ("shoe-link-down",)
+                )
         return False
 
     return taken
@@ -434,9 +439,15 @@ class DealingPolicy:
         if slot is None and status.next_position not in (None, "burn"):
             # The cards this dealer pulled complete the round; the table is still confirming
             # them (the camera): a dealer does not pull another card, they wait.
-            self.link.wait_for(
-                lambda e: isinstance(e, RoundResult | RoundVoided | TableStateChanged | Snapshot), 2.0
+            moved = self.link.wait_for(
+                lambda e: isinstance(e, RoundResult | RoundVoided | TableStateChanged | Snapshot),
+                LOST_LINE_SECONDS if self._line_only else 2.0,
             )
+            if moved is None and self._line_only:
+                # A line reader's table has nothing to confirm: it still wants a card because
+                # one the dealer pulled never reached it (a lost line taken for another card of
+                # its code). It would wait for that card for ever: the dealer calls the misdeal.
+                self._call_missing_card(status.round, self.link.status())
             return
         if status.round is not None and self._maybe_fault(status):
             return
@@ -493,7 +504,7 @@ class DealingPolicy:
         read the line but died before journaling it): the dealer first waits for it to
         answer again, then gives the card ``LOST_LINE_SECONDS`` more.
         """
-        taken = card_taken(code)
+        taken = card_taken(code, line=True)
         if self.link.wait_for(taken, LOST_LINE_SECONDS) is not None:
             return
         deadline = time.monotonic() + self.timeout
@@ -508,6 +519,16 @@ class DealingPolicy:
             if self.link.wait_for(taken, LOST_LINE_SECONDS) is not None:
                 return
             status = self.link.status()
+        self._call_missing_card(round_id, status)
+
+    @property
+    def _line_only(self) -> bool:
+        """The table's only card source is a line reader (no camera confirms its cards)."""
+        return not self.shoe.exactly_once and not self.camera
+
+    def _call_missing_card(self, round_id: str | None, status: TableStatus | None) -> None:
+        """Press *card dropped* for a card of ``round_id`` that the table did not get, while
+        that round is in play (``status``), until the table voids it (at most 3 times)."""
         for _ in range(3):
             if not (
                 status is not None
@@ -517,7 +538,7 @@ class DealingPolicy:
                 and status.next_position != "burn"
             ):
                 return  # its round is over (or it was a burn card): nothing to call
-            log.info("card %s did not show: card dropped", code)
+            log.info("round %s: a card the dealer pulled did not show: card dropped", round_id)
             self.stats.misdeal_calls += 1
             self.notes.misdeal_called(round_id)
             self.link.press("card_dropped")

@@ -33,7 +33,14 @@ from typing import Any
 import msgspec
 
 from table_controller.errors import TableError
-from table_controller.event_types import Heartbeat
+from table_controller.event_types import (
+    BettingClosed,
+    CardDealt,
+    RoundResult,
+    RoundStarted,
+    RoundVoided,
+    ShoeChanged,
+)
 from table_controller.rules.game import Game
 from table_controller.sim.dealing import (
     FAULT_ORDER,
@@ -55,6 +62,12 @@ log = logging.getLogger(__name__)
 LINE_PACE = 0.15
 #: The soak's own dealer faults (the policy knows a few more, for ``table-controller sim``).
 SOAK_DEALER_FAULTS = ("unplug", "dropped", "misdeal", "void", "lid", "noread", "blackout", "mismatch")
+
+
+#: Events that show a table moving on. Not heartbeats, pauses, resumes, alerts or
+#: snapshots: a table that a killer restarts every few seconds sends those for ever (a
+#: snapshot and a pause each time, and the supervisor's resume) while dealing nothing.
+_PROGRESS = (RoundStarted, BettingClosed, CardDealt, RoundResult, RoundVoided, ShoeChanged)
 
 
 class DealerStuck(TableError, TimeoutError):
@@ -134,7 +147,7 @@ class ControlLink:
                 if self.stop.is_set():  # the run is over (or Ctrl-C): stop waiting
                     return None
                 continue
-            if not isinstance(item, Heartbeat):
+            if isinstance(item, _PROGRESS):
                 self.progress()
             if predicate(item):
                 return item
