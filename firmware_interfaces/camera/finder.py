@@ -81,6 +81,11 @@ COVER_REACH_PX = 5
 SHIFT_RESPONSE = 0.05
 SHIFT_MIN_PX = 0.5
 SHIFT_MAX_PX = 12.0
+#: How far the fourth side of a rectangle fitted in a slot may step *down* (0..255): glare on a
+#: card or its picture reaching the edge can leave one side without a step, and the fit
+#: then lies a few mm inside the card there, which the reader's alignment puts right (a
+#: fitted card is reported only if it is read).
+FOURTH_SIDE_DROP = 25.0
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -527,7 +532,7 @@ class CardFinder:
             best_sides = sides[i]
         assert best is not None
         ordered = np.sort(best_sides)
-        if ordered[1] < PAPER_CONTRAST or ordered[0] < 0:
+        if ordered[1] < PAPER_CONTRAST or ordered[0] < -FOURTH_SIDE_DROP:
             return None
         dx, dy, a, k = (float(v) for v in best)
         centre = (sx + dx, sy + dy)
