@@ -11,7 +11,7 @@ import pytest
 from journal_helpers import write_rounds
 
 from table_controller.journal import Journal
-from table_controller.journal.errors import JournalBroken, JournalEmpty
+from table_controller.journal.errors import JournalBroken, JournalEmpty, JournalError
 
 
 def new_journal(path: Path, rounds: int = 3) -> None:
@@ -53,6 +53,32 @@ def test_a_zero_byte_journal_is_refused_not_restarted(tmp_path: Path) -> None:
 def test_a_missing_journal_is_created(tmp_path: Path) -> None:
     with open_journal(tmp_path / "T01.sqlite") as journal:
         assert journal.check_at_start() == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "T01.sqlite", "T01.sqlite.lock", "T01.sqlite.verified"]  # nothing of the creation is left
+
+
+def test_what_a_killed_creation_left_is_removed_and_the_journal_kept(tmp_path: Path) -> None:
+    path = tmp_path / "T01.sqlite"
+    creating = tmp_path / "T01.sqlite.creating"
+    creating.write_bytes(b"half a journal")  # killed while laying it out
+    (tmp_path / "T01.sqlite.creating-journal").write_bytes(b"x")
+    with open_journal(path) as journal:
+        assert journal.last_seq == 0
+        write_rounds(journal, rounds=1)
+        last = journal.last_seq
+    assert not creating.exists()
+    creating.hardlink_to(path)  # killed after naming it, before removing its first name
+    with open_journal(path) as journal:
+        assert journal.last_seq == last  # the journal is whole; only its second name is gone
+    assert not creating.exists()
+
+
+def test_a_wal_file_without_its_journal_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "T01.sqlite"
+    (tmp_path / "T01.sqlite-wal").write_bytes(b"the rest of a removed journal")
+    with pytest.raises(JournalError, match=r"T01.sqlite-wal exists but the journal itself does not"):
+        open_journal(path)
+    assert not path.exists()
 
 
 def test_an_edited_payout_is_found_at_start(tmp_path: Path) -> None:

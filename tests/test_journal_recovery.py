@@ -79,3 +79,31 @@ def test_kill_9_at_a_random_moment_loses_nothing_committed(tmp_path: Path) -> No
         report = verify_journal(path)
         assert report.problems == [], f"seed {seed}, iteration {iteration}"
     assert previous_last > 4
+
+
+CREATOR = Path(__file__).resolve().parent / "journal_creator.py"
+
+
+def test_kill_9_while_the_journal_is_created_leaves_a_journal_that_restarts(tmp_path: Path) -> None:
+    """A controller killed during its very first start, at every SQL statement of creating its
+    journal, restarts: the next start finds either no journal (and creates it) or a whole one,
+    never a half-made file that it must refuse as a truncated journal."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    counted = subprocess.run([sys.executable, str(CREATOR), str(tmp_path / "count.sqlite"), "0"],
+                             capture_output=True, text=True, timeout=60, env=env, check=True)
+    statements = int(counted.stdout)
+    assert statements > 3
+    for kill_at in range(1, statements + 1):
+        path = tmp_path / f"kill-at-{kill_at}" / "T01.sqlite"
+        path.parent.mkdir()
+        died = subprocess.run([sys.executable, str(CREATOR), str(path), str(kill_at)],
+                              capture_output=True, text=True, timeout=60, env=env)
+        assert died.returncode == -signal.SIGKILL, (kill_at, died.stderr)
+        if path.exists():  # a journal under its own name is a whole one
+            report = verify_journal(path)
+            assert report.ok and report.events == 0, (kill_at, report.problems)
+        with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+            assert journal.last_seq == 0, kill_at
+            assert journal.check_at_start() == 0
+            journal.append([], link=("boot", 1))
+        assert verify_journal(path).ok, kill_at

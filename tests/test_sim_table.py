@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sim_helpers import journal_events, open_round_by_hand
 
-from table_controller.event_types import decode_event
-from table_controller.journal import verify_journal
+from table_controller.event_types import Event, decode_event
+from table_controller.journal import Journal, verify_journal
 from table_controller.sim.table import SimOptions, SimulatedTable
 from table_controller.table import inputs as i
 
@@ -75,21 +75,59 @@ def test_sim_json_prints_every_event_as_events_md_defines(tmp_path: Path) -> Non
     assert sum(e.type == "round.result" for e in lines) == 2
 
 
+def wait_for_commit_after(journal: Path, seq: int, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait (bounded) until the controller has committed an event after ``seq``: it is up and dealing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the controller exited ({proc.returncode}) before committing anything"
+        if journal.exists():
+            reader = Journal.open_readonly(journal)
+            try:
+                if reader.last_seq > seq:
+                    return
+            finally:
+                reader.close()
+        time.sleep(0.01)
+    raise AssertionError(f"the controller committed nothing after seq {seq} in {timeout} s")
+
+
 @pytest.mark.slow
 def test_kill_9_at_random_moments_loses_nothing_and_settles_once(tmp_path: Path) -> None:
+    """Kill -9 the whole simulated table four times, then let it finish.
+
+    The first kill comes at a random moment after the start, so under load it may come
+    while the controller is still starting and creating its journal: then there is either
+    no journal yet (nothing was committed) or a whole one. The other kills come at a random
+    moment after the restarted controller committed its first event, so they land while it
+    deals however slowly the machine starts processes. After every kill nothing committed
+    before is lost or changed and the journal verifies."""
     journal = tmp_path / "T01.sqlite"
     rng = random.Random(20261129)
     command = [sys.executable, "-m", "table_controller", "sim", "--game", "baccarat", "--speed", "0", "--no-publish",
                "--journal", str(journal)]
+    before: list[Event] = []
     for attempt in range(4):
         proc = subprocess.Popen(command + ["--rounds", "500", "--seed", str(attempt)], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(rng.uniform(1.0, 2.5))
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        delay = rng.uniform(1.0, 2.5)
+        try:
+            if attempt > 0:  # the second a start takes when the machine is idle is spent waiting
+                wait_for_commit_after(journal, before[-1].seq if before else 0, proc, timeout=60)
+                delay -= 1.0
+            time.sleep(delay)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        if not journal.exists():  # killed before it had created its journal
+            assert attempt == 0 and not before, attempt
+            continue
         check = verify_journal(journal)
         assert check.ok, (attempt, check.problems)
-    before = journal_events(journal)
+        events = journal_events(journal)
+        assert events[: len(before)] == before, attempt  # nothing committed was lost or changed
+        if attempt > 0:
+            assert len(events) > len(before), attempt  # it was killed while it dealt
+        before = events
     done = subprocess.run(command + ["--rounds", "3", "--seed", "99"], cwd=ROOT, timeout=60,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ it is (table, game, variant); ``link`` holds the shoe link's resume point.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
@@ -124,6 +125,83 @@ def create_schema(conn: sqlite3.Connection, meta: dict[str, str | None]) -> None
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def creating_path(path: Path) -> Path:
+    """Where a new journal is laid out before it appears under its own name."""
+    return path.with_name(path.name + ".creating")
+
+
+def discard_unfinished_creation(path: Path) -> None:
+    """Remove what a creation of ``path`` killed before it finished left behind.
+
+    Call only while holding the journal's writer lock: then no creation is running.
+    ``<journal>.creating`` is never the journal itself (at most a second name of it,
+    when the kill came between giving the journal its name and removing this one).
+    """
+    tmp = creating_path(path)
+    for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-journal", "-wal", "-shm"))):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise JournalError(f"journal {path}: cannot remove {leftover}: {e.strerror}") from e
+
+
+def create_journal_file(path: Path, meta: dict[str, str | None]) -> None:
+    """Create a new journal at ``path`` so that a kill at any instant leaves either no file
+    at ``path`` or a whole journal: never an empty one that the next start must refuse as
+    a truncated journal (:class:`JournalEmpty`).
+
+    The schema and meta are committed (``synchronous=FULL``) in ``<journal>.creating``,
+    which is then given the journal's name with a hard link (an existing file is never
+    replaced) and the folder fsynced. Call while holding the writer lock, after
+    :func:`discard_unfinished_creation`. When a file appeared at ``path`` meanwhile it is
+    left as it is (the caller opens it like any existing file).
+    """
+    if not path.parent.is_dir():
+        raise JournalError(f"journal {path}: folder {path.parent} does not exist")
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists():
+        # SQLite would replay it into the new file: the rest of a removed journal, not ours.
+        raise JournalError(
+            f"journal {path}: {wal} exists but the journal itself does not (was the journal "
+            "removed without its -wal file?); move it away before a new journal is created"
+        )
+    tmp = creating_path(path)
+    try:
+        conn = sqlite3.connect(str(tmp), isolation_level=None)
+    except sqlite3.Error as e:
+        raise JournalError(f"journal {path}: cannot create {tmp}: {e}") from e
+    try:
+        conn.execute("PRAGMA synchronous=FULL")
+        create_schema(conn, meta)
+    except sqlite3.Error as e:
+        raise JournalError(f"journal {path}: cannot create {tmp}: {e}") from e
+    finally:
+        conn.close()
+    try:
+        _fsync(tmp, os.O_RDONLY)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+        _fsync(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        tmp.unlink(missing_ok=True)
+    except OSError as e:
+        raise JournalError(f"journal {path}: cannot create it from {tmp}: {e.strerror}") from e
+
+
+def _fsync(path: Path, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str | None]:

@@ -32,7 +32,9 @@ from table_controller.journal.schema import (
     configure_writer,
     connect_reader,
     connect_writer,
+    create_journal_file,
     create_schema,
+    discard_unfinished_creation,
     is_empty_database,
     read_meta,
 )
@@ -273,34 +275,39 @@ class Journal(JournalReader):
     ) -> None:
         """``new``: an existing but empty file (0 bytes, or no tables) may become a new
         journal. Without it such a file is refused (``JournalEmpty``): a journal truncated
-        by accident must not silently restart at seq 1. A missing file is always created."""
+        by accident must not silently restart at seq 1. A missing file is always created,
+        whole or not at all (:func:`~table_controller.journal.schema.create_journal_file`),
+        so a writer killed while creating it leaves nothing the next start refuses."""
         self.path = Path(path)
-        existed = self.path.exists()
         self._lock = threading.RLock()
         self._writer_lock: WriterLock | None = WriterLock.acquire(self.path)
         self._conn = None
+        meta = {"table": table, "game": game, "variant": variant}
         try:
+            discard_unfinished_creation(self.path)
+            if not self.path.exists():
+                create_journal_file(self.path, meta)
             conn = connect_writer(self.path)
             self._conn = conn
             if is_empty_database(conn, self.path):
-                if existed and not new:
+                if not new:
                     raise JournalEmpty(
                         f"journal {self.path}: the file exists but holds no journal "
                         f"({self.path.stat().st_size} bytes): a damaged or truncated journal? "
                         "Restore it from a backup, or start a new one explicitly (--new-journal)"
                     )
                 configure_writer(conn, self.path)
-                create_schema(conn, {"table": table, "game": game, "variant": variant})
-            meta = read_meta(conn, self.path)
+                create_schema(conn, meta)  # asked for (--new-journal): in place
+            stored = read_meta(conn, self.path)
             for key, wanted in (("table", table), ("game", game)):
-                if meta[key] != wanted:
+                if stored[key] != wanted:
                     raise JournalMismatch(
-                        f"journal {self.path}: meta key {key!r} is {meta[key]!r}, not {wanted!r}: "
-                        f"this is the journal of {meta['table']!r} ({meta['game']}), refusing to "
+                        f"journal {self.path}: meta key {key!r} is {stored[key]!r}, not {wanted!r}: "
+                        f"this is the journal of {stored['table']!r} ({stored['game']}), refusing to "
                         f"write events of {table!r} ({game}) into it"
                     )
             configure_writer(conn, self.path)
-            self._meta = meta
+            self._meta = stored
         except BaseException:
             self.close()
             raise
