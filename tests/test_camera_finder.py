@@ -176,3 +176,30 @@ def test_a_slot_fit_whose_fourth_side_steps_down_a_little_is_still_tried_and_rea
         centre = np.mean(truth.corners, axis=0)
         near = [r for r in readings if np.hypot(*(np.mean(r.corners, axis=0) - centre)) < 25]
         assert [r.code for r in near] == [code], (i, [(r.code, r.position) for r in readings])
+
+
+@functools.cache
+def _glare_in_double_lined_slots() -> tuple[GeneratedFrame, ...]:
+    """Empty tables under strong glare with every slot outlined twice: in frames 7 and 12 a
+    pool of light between a slot's lines is cut out as a card-shaped, card-sized blob."""
+    r = DomainRandomisation(second_line_chance=1.0, glare_spots=(3, 3), glare_strength=(120.0, 160.0),
+                            words_chance=1.0)
+    layouts = [load_layout(g) for g in ("baccarat", "three-pictures", "teen-patti-2020")]
+    return tuple(generate_test_set(deck_or_skip("svg-cards"), layouts, 13, seed=4, randomise=r, empty_every=1))
+
+
+def test_a_pool_of_glare_between_a_slots_lines_is_no_card_the_felt_shows_through_it() -> None:
+    frames = _glare_in_double_lined_slots()
+    for i in (7, 12):
+        tf = frames[i]
+        assert not tf.scene.cards
+        readings = _recognizer(tf).recognize(tf.scene.image)
+        assert readings == [], (i, [(r.code, r.position) for r in readings])
+
+
+def test_the_felt_shows_through_no_card_face_up_or_down() -> None:
+    tf = _frames(4, seed=12, face_down_cards=1, occluded_cards=0, cut_cards=0)[0]
+    rec = _recognizer(tf)
+    rec.recognize(tf.scene.image)
+    for t in tf.scene.cards:
+        assert rec.finder.felt_showing(tf.scene.image, np.array(t.corners)) < 0.3, t.code

@@ -169,6 +169,8 @@ class CardFinder:
             self._not_printed = cv2.bitwise_not(printed)
         self._bare: np.ndarray | None = None
         self._reference: _EmptyTable | None = None
+        self._empty_white: np.ndarray | None = None  # the empty table's whiteness, top-down
+        self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in
         if self._printed is not None and self._not_printed is not None:
             self._reference = _EmptyTable(self._printed, self._not_printed)
         if empty_table is not None:
@@ -196,6 +198,7 @@ class CardFinder:
 
     def _learn_empty_table(self, empty_table: np.ndarray, ref: _EmptyTable) -> None:
         """What every frame is compared with (see :meth:`_against_empty`, :meth:`_lined_up`)."""
+        self._empty_white = _channel_min(np.ascontiguousarray(empty_table, np.uint8))
         empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table, np.uint8), (0, 0), COVER_BLUR)
         reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
         self._reference = _EmptyTable(ref.printed, ref.not_printed, cv2.dilate(empty, reach), cv2.erode(empty, reach))
@@ -208,12 +211,34 @@ class CardFinder:
             self._bare = bare
             self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
         self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
-        self._empty_white = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
+        self._empty_half = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
         self._window = cv2.createHanningWindow(self._half, cv2.CV_32F)
 
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
         p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
         return (float(p[0]), float(p[1]))
+
+    def felt_showing(self, frame: np.ndarray, corners: np.ndarray) -> float:
+        """How much of the empty felt's own texture still shows inside ``corners`` (image
+        outline) in ``frame``: the correlation (-1..1) of the fine grain of the frame and of
+        the empty table there, as lined up by the last :meth:`find`. Light and glare scale
+        the felt but keep its grain; a card, face up or down, hides it (about 0). 0 when
+        calibration did not keep the empty table."""
+        if self._empty_white is None:
+            return 0.0
+        w, h = _GRAIN_PATCH
+        patch = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        c = np.asarray(corners, np.float64)
+        centre = c.mean(axis=0)
+        inner = centre + (c - centre) * (1.0 - 2 * GRAIN_INSET)  # clear of the card's edge and blur
+        to_patch = cv2.getPerspectiveTransform(inner.astype(np.float32), patch)
+        gray = _channel_min(as_bgr(frame))
+        now = cv2.warpPerspective(gray, to_patch, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        before = cv2.warpPerspective(self._empty_white, to_patch @ self._from_top_down @ self._shift, (w, h),
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        a, b = _grain(now), _grain(before)
+        norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+        return float(a @ b) / norm if norm > 1e-6 else 0.0
 
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -366,16 +391,18 @@ class CardFinder:
         calibration (a mount's vibration, a bump; the print would then seem to move under the
         cards). The shift is measured by phase correlation of the whiteness, the print and
         the empty table's lines carrying it, and applied when it is clear and plausible."""
+        self._shift = np.eye(3)
         ref = self._reference
         if ref is None or ref.hi is None or ref.lo is None:
             return ref
         # at half resolution: a quarter of the cost, and still to a fraction of a pixel
         half = cv2.resize(white, self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
-        (hx, hy), response = cv2.phaseCorrelate(self._empty_white, half, self._window)
+        (hx, hy), response = cv2.phaseCorrelate(self._empty_half, half, self._window)
         dx, dy = 2 * hx, 2 * hy
         if not (response >= SHIFT_RESPONSE and SHIFT_MIN_PX <= np.hypot(dx, dy) <= SHIFT_MAX_PX):
             return ref
         m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float64)
+        self._shift = np.vstack([m, [0.0, 0.0, 1.0]])
 
         def moved(a: np.ndarray, flags: int) -> np.ndarray:
             return cv2.warpAffine(a, m, self._size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
@@ -593,6 +620,19 @@ class CardFinder:
             if np.count_nonzero(bare) >= 0.3 * bare.size:
                 outside = outside[bare]
         return float(np.median(patch[_INNER_RING]) - np.median(outside))
+
+
+#: The felt's grain is compared on the card's inside (less this share of it each side), at
+#: about 1 px per mm, with what varies slower than GRAIN_SIGMA px taken away.
+GRAIN_INSET = 0.12
+_GRAIN_PATCH = (40, 60)
+GRAIN_SIGMA = 3.0
+
+
+def _grain(img: np.ndarray) -> np.ndarray:
+    a = img.astype(np.float32)
+    a = (a - cv2.GaussianBlur(a, (0, 0), GRAIN_SIGMA)).ravel()
+    return a - float(a.mean())
 
 
 def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
