@@ -151,9 +151,11 @@ class LiveTable:
         security = None
         if pub.server_secret_key is not None and pub.authorized_clients is not None:
             security = CurveConfig(pub.server_secret_key, pub.authorized_clients)
+        from table_controller.publish.replay import JournalReplay
+
         publisher = EventPublisher(
             self.config.table_id, pub.endpoint, pub.snapshot or "tcp://127.0.0.1:0",
-            security=security, context=context,
+            security=security, context=context, replay=JournalReplay(self.journal.path, self.config.table_id),
         )
         self._closers.append(publisher.close)
         return publisher

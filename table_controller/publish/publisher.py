@@ -15,6 +15,7 @@ import zmq
 
 from table_controller.event_types import Event, SnapshotReply
 from table_controller.events import encode
+from table_controller.publish.replay import JournalReplay, ReplayRequestError, parse_replay_request
 from table_controller.publish.security import (
     CurveConfig,
     HandshakeWatch,
@@ -71,6 +72,10 @@ class EventPublisher:
     subscriber that falls ``sndhwm`` messages behind loses messages (and will
     re-snapshot on the seq gap) instead of slowing the table.
 
+    With ``replay`` (the table's journal) the same ROUTER socket also answers
+    ``{"op": "replay", "after_seq": N, "limit": M}`` with the journaled events after
+    ``N`` (:mod:`table_controller.publish.replay`), under the same binding and keys.
+
     With ``security`` the two endpoints are CURVE servers that serve only clients
     whose public key is in ``security.authorized_clients_dir``.
     """
@@ -86,8 +91,10 @@ class EventPublisher:
         history: int = 100,
         sndhwm: int = DEFAULT_SNDHWM,
         clock: Callable[[], float] = time.monotonic,
+        replay: JournalReplay | None = None,
     ) -> None:
         self.table = table
+        self.replay = replay
         self.publish_endpoint = publish_endpoint
         self.snapshot_endpoint = snapshot_endpoint
         self.security = security
@@ -107,6 +114,7 @@ class EventPublisher:
         self.bound_snapshot: str | None = None
         self.published = 0
         self.snapshots_served = 0
+        self.replays_served = 0
         self.restarts = 0
         #: Called (from the server thread) when the snapshot server had to be reopened.
         self.on_trouble: Callable[[str], None] | None = None
@@ -171,6 +179,8 @@ class EventPublisher:
                 self._pub.close(linger=0)
                 self._pub = None
         self._stop_auth()
+        if self.replay is not None and not server_stuck:
+            self.replay.close()
         if self._own_context and not server_stuck and not self.context.closed:
             self.context.term()
 
@@ -320,6 +330,16 @@ class EventPublisher:
         self._reply_cache = (seq, text)
         return text
 
+    def _replay_json(self, request: dict[str, object]) -> str:
+        if self.replay is None:
+            return json.dumps({"error": f"table {self.table} does not replay its journal here"})
+        try:
+            after_seq, limit = parse_replay_request(request)
+        except ReplayRequestError as e:
+            return json.dumps({"error": str(e)})
+        self.replays_served += 1
+        return self.replay.reply(after_seq, limit)
+
     def _answer(self, router: zmq.Socket[Any], frames: list[bytes]) -> None:
         # ROUTER envelope: [identity, (b"" from REQ clients), request]; echo it back.
         if len(frames) < 2:
@@ -333,8 +353,11 @@ class EventPublisher:
         if op == "snapshot":
             reply = self._snapshot_json()
             self.snapshots_served += 1
+        elif op == "replay":
+            reply = self._replay_json(request)
         else:
-            reply = json.dumps({"error": 'unknown request; send {"op": "snapshot"}'})
+            reply = json.dumps({"error": 'unknown request; send {"op": "snapshot"} or '
+                                         '{"op": "replay", "after_seq": N, "limit": M}'})
         try:
             router.send_multipart([*envelope, reply.encode()], flags=zmq.NOBLOCK)
         except zmq.Again:
