@@ -83,8 +83,8 @@ class _OffOutlines:
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
         return self.tf.layout.slots[0].centre
 
-    def empty_view(self) -> None:
-        return None
+    def felt_showing(self, frame: np.ndarray, corners: np.ndarray) -> float:
+        return 0.0
 
 
 def test_a_card_whose_outline_is_millimetres_off_is_still_read_and_never_read_wrong() -> None:
