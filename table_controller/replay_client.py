@@ -31,6 +31,14 @@ class ReplayError(Exception):
     """The replay endpoint refused or did not answer, or its answer does not hold together."""
 
 
+class ReplayRefused(ReplayError):
+    """The replay endpoint answered with a refusal; ``code`` is its reply's ``code``."""
+
+    def __init__(self, text: str, code: str) -> None:
+        super().__init__(text)
+        self.code = code
+
+
 class ReplayedEvent(msgspec.Struct, frozen=True):
     """One journaled event as replayed: its seq, chain hash and body exactly as journaled."""
 
@@ -94,9 +102,12 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
         return _REPLY.decode(body)
     except msgspec.ValidationError:
         try:
-            error = json.loads(body).get("error")
+            refusal = json.loads(body)
+            error, code = refusal.get("error"), refusal.get("code")
         except (ValueError, AttributeError):
-            error = None
-        raise ReplayError(f"{endpoint}: {error or 'not a replay reply'}") from None
+            error = code = None
+        if isinstance(error, str):
+            raise ReplayRefused(f"{endpoint}: {error}", str(code)) from None
+        raise ReplayError(f"{endpoint}: not a replay reply") from None
     except msgspec.DecodeError as e:
         raise ReplayError(f"{endpoint}: not a replay reply ({e})") from None

@@ -17,7 +17,7 @@ from table_controller.journal import Journal
 from table_controller.publish import CurveConfig, EventPublisher, generate_keys
 from table_controller.publish.replay import MAX_LIMIT, JournalReplay
 from table_controller.publish.security import ClientCurve
-from table_controller.replay_client import ReplayedEvent, ReplayError, ReplaySlice, fetch_replay
+from table_controller.replay_client import ReplayedEvent, ReplayError, ReplayRefused, ReplaySlice, fetch_replay
 
 LOOPBACK = "tcp://127.0.0.1:0"
 
@@ -87,8 +87,9 @@ def test_at_the_journal_end_the_slice_is_empty_and_beyond_it_refused(publisher: 
     last = fetch_replay(endpoint, 0, 1).last_seq
     end = fetch_replay(endpoint, last)
     assert end.events == [] and not end.more and end.end_seq == last
-    with pytest.raises(ReplayError, match="beyond the journal's last seq"):
+    with pytest.raises(ReplayRefused, match="beyond the journal's last seq") as refused:
         fetch_replay(endpoint, last + 1)
+    assert refused.value.code == "beyond-end"
 
 
 @pytest.mark.parametrize("request_body", [
@@ -105,7 +106,8 @@ def test_a_malformed_replay_request_is_refused_and_the_server_serves_on(publishe
                                                                         request_body: bytes) -> None:
     assert publisher.bound_snapshot is not None
     reply = _ask(publisher.bound_snapshot, request_body)
-    assert "error" in reply and "events" not in reply
+    expected = "beyond-end" if request_body.endswith(b"99}") else "bad-request"  # a whole number past the end
+    assert "error" in reply and reply["code"] == expected and "events" not in reply
     assert _ask(publisher.bound_snapshot, b'{"op": "snapshot"}')["seq"] >= 0
     assert fetch_replay(publisher.bound_snapshot, 0, 3).events
 

@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "table_controller.cli.calibrate_cmd",
     "table_controller.cli.camera_cmd",
     "table_controller.cli.soak_cmd",
+    "table_controller.cli.archive_cmd",
 )
 
 

@@ -15,7 +15,7 @@ import zmq
 
 from table_controller.event_types import Event, SnapshotReply
 from table_controller.events import encode
-from table_controller.publish.replay import JournalReplay, ReplayRequestError, parse_replay_request
+from table_controller.publish.replay import JournalReplay, ReplayRequestError, error_reply, parse_replay_request
 from table_controller.publish.security import (
     CurveConfig,
     HandshakeWatch,
@@ -332,11 +332,11 @@ class EventPublisher:
 
     def _replay_json(self, request: dict[str, object]) -> str:
         if self.replay is None:
-            return json.dumps({"error": f"table {self.table} does not replay its journal here"})
+            return error_reply(f"table {self.table} does not replay its journal here", "no-replay")
         try:
             after_seq, limit = parse_replay_request(request)
         except ReplayRequestError as e:
-            return json.dumps({"error": str(e)})
+            return error_reply(str(e), e.code)
         self.replays_served += 1
         return self.replay.reply(after_seq, limit)
 

@@ -17,8 +17,10 @@ hash chain (``hash = sha256(previous hash + body)``, see docs/journal.md):
 
 ``prev_hash`` is 64 zeros for ``after_seq`` 0; ``last_seq`` is the journal's last
 seq when the slice was read; ``more`` says whether events after the slice exist.
-A request that cannot be answered gets ``{"error": "..."}``: a malformed one, or
-an ``after_seq`` beyond the journal's end.
+A request that cannot be answered gets ``{"error": "...", "code": "..."}``:
+``bad-request`` (malformed), ``beyond-end`` (``after_seq`` past the journal's
+last seq: the journal was replaced or cut), ``unavailable`` (the journal cannot
+be read), ``no-replay`` (the table serves no replay).
 """
 
 from __future__ import annotations
@@ -37,7 +39,17 @@ GENESIS_HASH = "0" * 64
 
 
 class ReplayRequestError(ValueError):
-    """A replay request that cannot be answered; its text is the reply's ``error``."""
+    """A replay request that cannot be answered; its text is the reply's ``error``, ``code``
+    the reply's ``code`` (``bad-request``, ``beyond-end``)."""
+
+    def __init__(self, text: str, code: str = "bad-request") -> None:
+        super().__init__(text)
+        self.code = code
+
+
+def error_reply(text: str, code: str) -> str:
+    """The JSON text of a refusal: ``{"error": text, "code": code}``."""
+    return json.dumps({"error": text, "code": code})
 
 
 def parse_replay_request(request: dict[str, object]) -> tuple[int, int]:
@@ -73,19 +85,20 @@ class JournalReplay:
                 reader = self._reader
                 last = reader.last_seq
                 if after_seq > last:
-                    raise ReplayRequestError(f'"after_seq" {after_seq} is beyond the journal\'s last seq {last}')
+                    raise ReplayRequestError(f'"after_seq" {after_seq} is beyond the journal\'s last seq {last}',
+                                             "beyond-end")
                 prev = GENESIS_HASH if after_seq == 0 else reader.hash_at(after_seq)
                 if prev is None:
-                    raise ReplayRequestError(f"seq {after_seq} is not in the journal")
+                    raise ReplayRequestError(f"seq {after_seq} is not in the journal", "beyond-end")
                 rows = []
                 end = after_seq
                 for record in reader.records(after_seq, until_seq=min(last, after_seq + limit)):
                     rows.append(json.dumps({"seq": record.seq, "hash": record.hash, "body": record.body}))
                     end = record.seq
             except JournalError as e:
-                return json.dumps({"error": f"replay unavailable: {e}"})
+                return error_reply(f"replay unavailable: {e}", "unavailable")
             except ReplayRequestError as e:
-                return json.dumps({"error": str(e)})
+                return error_reply(str(e), e.code)
         self.served += 1
         head = json.dumps({"table": self.table, "after_seq": after_seq, "prev_hash": prev, "last_seq": last,
                            "more": end < last})

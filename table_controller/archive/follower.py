@@ -1,0 +1,127 @@
+"""Keep the archive up with every table by replay, checking each slice against the chain.
+
+For each table the follower asks its replay endpoint
+(:mod:`table_controller.publish.replay`) for the events after the archive's last
+seq, checks the slice (seqs one by one, every hash chaining from the hash the
+archive holds for the seq before), and keeps it; it asks again while the table
+has more. Pulling by seq makes every event arrive exactly once and in order
+whatever was lost on the way: a gap is simply the next request. Nothing a table
+sends ends the follower: a table that cannot be reached, whose chain does not
+continue the archive's, or that is far ahead gets one studio alert (kept in the
+archive and logged) until it recovers, and the other tables go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from table_controller.archive.store import ArchiveAlert, ArchiveError, SQLiteArchive
+from table_controller.events import format_ts
+from table_controller.publish.security import ClientCurve
+from table_controller.replay_client import ReplayError, ReplayRefused, fetch_replay
+
+log = logging.getLogger(__name__)
+
+#: Events asked for per request, and requests per table per round of the follower (so one
+#: table far behind does not hold the others up).
+SLICE = 1000
+SLICES_PER_TURN = 20
+#: A table this many events ahead of the archive after its turn is "behind".
+BEHIND_EVENTS = 5000
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """Where one table's events come from: its snapshot endpoint (which answers replay)."""
+
+    table: str
+    endpoint: str
+    curve: ClientCurve | None = None
+
+
+@dataclass(frozen=True)
+class CatchUp:
+    """What one turn on one table did."""
+
+    table: str
+    added: int
+    archived_seq: int  # the archive's last seq of the table after the turn
+    table_seq: int | None  # the table's last seq as it last said (None: not reached)
+    problem: str | None = None
+
+
+class ArchiveFollower:
+    """Follows ``sources`` into ``archive`` (see module doc)."""
+
+    def __init__(self, archive: SQLiteArchive, sources: Sequence[TableSource], *, timeout: float = 2.0,
+                 behind_events: int = BEHIND_EVENTS, clock: Callable[[], float] = time.time) -> None:
+        self.archive = archive
+        self.sources = list(sources)
+        self.timeout = timeout
+        self.behind_events = behind_events
+        self.clock = clock
+        self._raised: dict[tuple[str, str], str] = {}
+
+    def _alert(self, table: str, kind: str, text: str) -> None:
+        if self._raised.get((table, kind)) is not None:
+            return  # one alert per outage
+        self._raised[(table, kind)] = text
+        log.error("archive: table %s: %s", table, text)
+        self.archive.alert(ArchiveAlert(format_ts(self.clock()), table, kind, text))
+
+    def _clear(self, table: str, kind: str) -> None:
+        if self._raised.pop((table, kind), None) is not None:
+            log.warning("archive: table %s: %s is over", table, kind)
+
+    def catch_up(self, source: TableSource) -> CatchUp:
+        """One turn on one table: up to :data:`SLICES_PER_TURN` slices."""
+        added, table_seq = 0, None
+        seq, _ = self.archive.last(source.table)
+        for _ in range(SLICES_PER_TURN):
+            try:
+                part = fetch_replay(source.endpoint, seq, SLICE, timeout=self.timeout, curve=source.curve)
+            except ReplayRefused as e:
+                # a journal that ends before the archive does was replaced or cut: its chain
+                # cannot continue the archive's
+                kind = "chain-break" if e.code == "beyond-end" else "refused"
+                self._alert(source.table, kind, str(e))
+                return CatchUp(source.table, added, seq, table_seq, str(e))
+            except ReplayError as e:
+                self._alert(source.table, "unreachable", f"no replay from {source.endpoint}: {e}")
+                return CatchUp(source.table, added, seq, table_seq, str(e))
+            self._clear(source.table, "refused")
+            self._clear(source.table, "unreachable")
+            table_seq = part.last_seq
+            try:
+                if part.table != source.table:
+                    raise ArchiveError(f"{source.endpoint} answers for table {part.table}, not {source.table}")
+                part.verify()
+                added += self.archive.append(part, format_ts(self.clock()))
+            except (ReplayError, ArchiveError) as e:
+                self._alert(source.table, "chain-break", str(e))
+                return CatchUp(source.table, added, seq, table_seq, str(e))
+            self._clear(source.table, "chain-break")
+            seq = part.end_seq
+            if not part.more:
+                break
+        if table_seq is not None and table_seq - seq > self.behind_events:
+            self._alert(source.table, "behind", f"{table_seq - seq} events behind the table")
+        else:
+            self._clear(source.table, "behind")
+        return CatchUp(source.table, added, seq, table_seq)
+
+    def catch_up_all(self) -> list[CatchUp]:
+        """One turn on every table."""
+        return [self.catch_up(s) for s in self.sources]
+
+    def run(self, stop: threading.Event, poll: float = 0.5) -> None:
+        """Turn on every table every ``poll`` seconds until ``stop`` is set."""
+        while not stop.is_set():
+            turns = self.catch_up_all()
+            if any(t.table_seq is not None and t.table_seq > t.archived_seq for t in turns if t.problem is None):
+                continue  # a table still has more: no pause
+            stop.wait(poll)

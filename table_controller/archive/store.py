@@ -1,0 +1,194 @@
+"""The archive's storage: SQLite, append-only, keyed by (table, seq), with a versioned schema.
+
+Each stored event keeps its body exactly as the table journaled it and its
+chain hash, so anyone can check an archived round against the table's own
+journal (``hash = sha256(previous hash + body)``). Rows are never updated or
+deleted (triggers refuse it). The schema carries its version
+(``schema_version``); :data:`MIGRATIONS` bring an older file up to date when
+it is opened, each in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from table_controller.errors import TableError
+from table_controller.replay_client import ReplaySlice
+
+GENESIS_HASH = "0" * 64
+
+#: Schema migrations, in order: (version, statements). A file at version N gets N+1.. applied.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (1, (
+        """CREATE TABLE events (
+               tbl TEXT NOT NULL, seq INTEGER NOT NULL, ts TEXT NOT NULL, type TEXT NOT NULL,
+               round TEXT, body TEXT NOT NULL, hash TEXT NOT NULL, archived_at TEXT NOT NULL,
+               PRIMARY KEY (tbl, seq)) WITHOUT ROWID""",
+        "CREATE INDEX events_round ON events (tbl, round)",
+        "CREATE INDEX events_ts ON events (tbl, ts)",
+        """CREATE TABLE alerts (
+               id INTEGER PRIMARY KEY, at TEXT NOT NULL, tbl TEXT NOT NULL, kind TEXT NOT NULL,
+               text TEXT NOT NULL)""",
+        """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+               BEGIN SELECT RAISE(ABORT, 'the archive is append-only'); END""",
+        """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+               BEGIN SELECT RAISE(ABORT, 'the archive is append-only'); END""",
+    )),
+)
+
+
+class ArchiveError(TableError):
+    """The archive cannot be opened or written, or a slice does not continue a table's chain."""
+
+
+@dataclass(frozen=True)
+class ArchiveAlert:
+    """A studio alert the archive raised: a table whose chain broke, that fell behind or that
+    cannot be reached."""
+
+    at: str
+    table: str
+    kind: str  # chain-break, unreachable, behind
+    text: str
+
+
+@dataclass(frozen=True)
+class ArchivedEvent:
+    """One archived row."""
+
+    table: str
+    seq: int
+    ts: str
+    type: str
+    round: str | None
+    body: str
+    hash: str
+
+
+class SQLiteArchive:
+    """The embedded archive: one SQLite file for the whole studio (WAL, synchronous FULL).
+
+    :meth:`append` takes a verified :class:`ReplaySlice` and keeps each event once; the
+    slice must continue the table's chain where the archive ends (its ``prev_hash`` is the
+    hash of the table's last archived event), else :class:`ArchiveError` and nothing is kept.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except sqlite3.Error as e:
+            raise ArchiveError(f"archive {self.path}: cannot open: {e}") from e
+
+    # -- schema --------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        c = self._conn
+        c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = c.execute("SELECT version FROM schema_version").fetchone()
+        version = int(row[0]) if row else 0
+        latest = MIGRATIONS[-1][0]
+        if version > latest:
+            raise ArchiveError(f"archive {self.path} has schema {version}; this version knows up to {latest}")
+        for number, statements in MIGRATIONS:
+            if number <= version:
+                continue
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for sql in statements:
+                    c.execute(sql)
+                c.execute("DELETE FROM schema_version")
+                c.execute("INSERT INTO schema_version VALUES (?)", (number,))
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._conn.execute("SELECT version FROM schema_version").fetchone()[0])
+
+    # -- writing -------------------------------------------------------------------------
+    def last(self, table: str) -> tuple[int, str]:
+        """(seq, hash) of the table's last archived event; (0, 64 zeros) before any."""
+        with self._lock:
+            row = self._conn.execute("SELECT seq, hash FROM events WHERE tbl = ? ORDER BY seq DESC LIMIT 1",
+                                     (table,)).fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+
+    def append(self, slice_: ReplaySlice, archived_at: str) -> int:
+        """Keep the slice's events (already :meth:`ReplaySlice.verify`-ed); returns how many
+        were new. The slice must start where the table's archive ends, with its hash."""
+        if not slice_.events:
+            return 0
+        rows = []
+        for e in slice_.events:
+            head = json.loads(e.body)
+            rows.append((slice_.table, e.seq, str(head.get("ts", "")), str(head.get("type", "")),
+                         head.get("round") if isinstance(head.get("round"), str) else None, e.body, e.hash,
+                         archived_at))
+        with self._lock:
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                row = c.execute("SELECT seq, hash FROM events WHERE tbl = ? ORDER BY seq DESC LIMIT 1",
+                                (slice_.table,)).fetchone()
+                seq, hash_ = (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+                if slice_.after_seq != seq or slice_.prev_hash != hash_:
+                    raise ArchiveError(
+                        f"table {slice_.table}: a slice after seq {slice_.after_seq} (hash {slice_.prev_hash[:12]}) "
+                        f"does not continue the archive at seq {seq} (hash {hash_[:12]})")
+                c.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        return len(rows)
+
+    def alert(self, alert: ArchiveAlert) -> None:
+        with self._lock:
+            self._conn.execute("INSERT INTO alerts (at, tbl, kind, text) VALUES (?, ?, ?, ?)",
+                               (alert.at, alert.table, alert.kind, alert.text))
+
+    # -- reading -------------------------------------------------------------------------
+    def tables(self) -> dict[str, tuple[int, str]]:
+        """Every archived table with its last (seq, hash)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT e.tbl, e.seq, e.hash FROM events e JOIN (SELECT tbl, MAX(seq) AS seq FROM events "
+                "GROUP BY tbl) m ON e.tbl = m.tbl AND e.seq = m.seq ORDER BY e.tbl").fetchall()
+        return {str(t): (int(s), str(h)) for t, s, h in rows}
+
+    def events(self, table: str, after_seq: int = 0, limit: int | None = None) -> Iterator[ArchivedEvent]:
+        """The table's archived events after ``after_seq``, in seq order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT tbl, seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? ORDER BY seq "
+                "LIMIT ?", (table, after_seq, -1 if limit is None else limit)).fetchall()
+        for r in rows:
+            yield ArchivedEvent(*r)
+
+    def alerts(self, table: str | None = None) -> list[ArchiveAlert]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT at, tbl, kind, text FROM alerts WHERE ? IS NULL OR tbl = ? ORDER BY id",
+                (table, table)).fetchall()
+        return [ArchiveAlert(*r) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SQLiteArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

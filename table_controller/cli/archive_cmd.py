@@ -1,0 +1,114 @@
+"""``table-controller archive``: the studio's archive of every table's events (follow, status)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+from pathlib import Path
+
+from table_controller.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    archive = subparsers.add_parser(
+        "archive",
+        help="archive every table's events exactly once, chain-checked (follow, status)",
+        description=(
+            "The studio's archive: every table's journaled events, pulled by seq from each "
+            "table's replay endpoint (its snapshot endpoint), checked against the hash chain and "
+            "kept once in one SQLite file. See docs/archive.md."
+        ),
+    )
+    sub = archive.add_subparsers(dest="archive_command", metavar="ACTION")
+    sub.required = True
+    follow = sub.add_parser("follow", help="keep the archive up with the tables until Ctrl-C or SIGTERM",
+                            description="Pull every table's new events into the archive, every --poll "
+                                        "seconds, raising an alert for a table that cannot be reached, "
+                                        "whose chain does not continue the archive's, or that is far ahead.")
+    follow.add_argument("--db", required=True, type=Path, help="the archive file (created if absent)")
+    follow.add_argument("--table", action="append", required=True, metavar="TABLE=ENDPOINT",
+                        help="a table and its snapshot endpoint, e.g. T01=tcp://table-01:5557 (repeat)")
+    follow.add_argument("--client-key", type=Path, metavar="FILE",
+                        help="the archive's CURVE secret key file (tables with CURVE)")
+    follow.add_argument("--server-key-dir", type=Path, metavar="DIR",
+                        help="folder of the tables' public keys, named table-<TABLE>.key")
+    follow.add_argument("--poll", type=float, default=0.5, help="seconds between turns (default 0.5)")
+    follow.add_argument("--once", action="store_true", help="catch every table up once, then exit")
+    follow.add_argument("--json", action="store_true", help="print each turn's result as JSON lines")
+    follow.set_defaults(func=run_follow)
+    status = sub.add_parser("status", help="every archived table's last seq, and the alerts",
+                            description="What the archive holds: per table the last seq and hash, "
+                                        "and every alert raised.")
+    status.add_argument("--db", required=True, type=Path, help="the archive file")
+    status.add_argument("--json", action="store_true", help="one JSON object")
+    status.set_defaults(func=run_status)
+
+
+def _sources(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+    from table_controller.archive import TableSource
+    from table_controller.publish.security import ClientCurve
+
+    if (args.client_key is None) != (args.server_key_dir is None):
+        raise ConfigError("--client-key and --server-key-dir go together")
+    out = []
+    for spec in args.table:
+        table, sep, endpoint = spec.partition("=")
+        if not sep or not table or not endpoint.startswith(("tcp://", "ipc://", "inproc://")):
+            raise ConfigError(f"--table {spec!r}: write TABLE=ENDPOINT, e.g. T01=tcp://table-01:5557")
+        curve = None
+        if args.client_key is not None:
+            curve = ClientCurve(args.client_key, args.server_key_dir / f"table-{table}.key")
+        out.append(TableSource(table, endpoint, curve))
+    return out
+
+
+def run_follow(args: argparse.Namespace) -> int:
+    from table_controller.archive import ArchiveFollower, SQLiteArchive
+
+    sources = _sources(args)
+    with SQLiteArchive(args.db) as archive:
+        follower = ArchiveFollower(archive, sources)
+        if args.once:
+            turns = follower.catch_up_all()
+            for t in turns:
+                _print_turn(t, args.json)
+            return 0 if all(t.problem is None for t in turns) else 1
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        follower.run(stop, args.poll)
+    return 0
+
+
+def _print_turn(t: object, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    row = asdict(t)  # type: ignore[call-overload]
+    if as_json:
+        print(json.dumps(row), flush=True)
+    else:
+        print(f"{row['table']}: +{row['added']} events, archived to seq {row['archived_seq']}"
+              + (f" (table at {row['table_seq']})" if row["table_seq"] is not None else "")
+              + (f"; {row['problem']}" if row["problem"] else ""), flush=True)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from table_controller.archive import SQLiteArchive
+
+    if not args.db.is_file():
+        raise ConfigError(f"--db {args.db}: no such archive")
+    with SQLiteArchive(args.db) as archive:
+        tables = archive.tables()
+        alerts = archive.alerts()
+        if args.json:
+            print(json.dumps({"schema_version": archive.schema_version,
+                              "tables": {t: {"seq": s, "hash": h} for t, (s, h) in tables.items()},
+                              "alerts": [a.__dict__ for a in alerts]}))
+            return 0
+        for t, (s, h) in tables.items():
+            print(f"{t}: seq {s}, hash {h[:16]}…")
+        for a in alerts:
+            print(f"ALERT {a.at} {a.table} {a.kind}: {a.text}")
+    return 0

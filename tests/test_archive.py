@@ -1,0 +1,165 @@
+"""The studio archive: every table's events exactly once, chain-checked, alerts for tables that
+break their chain, cannot be reached or fall behind; the command line over it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from journal_helpers import TickingClock, write_rounds
+
+import table_controller.archive.follower as follower_module
+from table_controller.archive import ArchiveError, ArchiveFollower, SQLiteArchive, TableSource
+from table_controller.journal import Journal
+from table_controller.publish import EventPublisher
+from table_controller.publish.replay import JournalReplay
+
+LOOPBACK = "tcp://127.0.0.1:0"
+
+
+class LiveTable:
+    """A journal being written and its snapshot endpoint answering replay (no controller)."""
+
+    def __init__(self, path: Path, table: str = "T01", seed: int = 7) -> None:
+        self.journal = Journal(path, table=table, game="baccarat", variant="baccarat")
+        self.clock = TickingClock()
+        self.rounds = 0
+        self.seed = seed
+        self.context: zmq.Context[Any] = zmq.Context()
+        self.publisher = EventPublisher(table, LOOPBACK, LOOPBACK, context=self.context,
+                                        replay=JournalReplay(path, table)).start()
+        assert self.publisher.bound_snapshot is not None
+        self.endpoint: str = self.publisher.bound_snapshot
+
+    def deal(self, rounds: int) -> None:
+        write_rounds(self.journal, rounds=rounds, seed=self.seed + self.rounds, clock=self.clock,
+                     first_round=self.rounds + 1)
+        self.rounds += rounds
+
+    def close(self) -> None:
+        self.publisher.close()
+        self.context.destroy(linger=0)
+        self.journal.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[LiveTable]:
+    t = LiveTable(tmp_path / "T01.sqlite")
+    t.deal(5)
+    yield t
+    t.close()
+
+
+def _rows(archive: SQLiteArchive, table: str) -> list[tuple[int, str, str]]:
+    return [(e.seq, e.hash, e.body) for e in archive.events(table)]
+
+
+def test_every_event_is_archived_once_exactly_as_journaled(tmp_path: Path, table: LiveTable) -> None:
+    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
+        first = follower.catch_up_all()[0]
+        stored = [(r.seq, r.hash, r.body) for r in table.journal.records()]
+        assert first.added == len(stored) and first.archived_seq == stored[-1][0] and first.problem is None
+        assert _rows(archive, "T01") == stored
+        assert follower.catch_up_all()[0].added == 0  # again: nothing twice
+        table.deal(3)
+        more = follower.catch_up_all()[0]
+        stored = [(r.seq, r.hash, r.body) for r in table.journal.records()]
+        assert more.added == len(stored) - first.added
+        assert _rows(archive, "T01") == stored
+        assert archive.alerts() == []
+
+
+def test_a_table_whose_chain_does_not_continue_the_archive_is_alerted_once_and_nothing_kept(
+        tmp_path: Path, table: LiveTable) -> None:
+    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
+        kept = _rows(archive, "T01")
+        # the same table id, a journal started anew (other events, seq from 1 again)
+        other = LiveTable(tmp_path / "other.sqlite", seed=99)
+        try:
+            other.deal(8)
+            follower = ArchiveFollower(archive, [TableSource("T01", other.endpoint)])
+            turns = [follower.catch_up_all()[0] for _ in range(3)]
+        finally:
+            other.close()
+        assert all(t.added == 0 and t.problem and "does not continue" in t.problem for t in turns)
+        assert _rows(archive, "T01") == kept
+        alerts = archive.alerts("T01")
+        assert [a.kind for a in alerts] == ["chain-break"]
+        # a journal started anew that is still shorter than the archive: its end lies before ours
+        short = LiveTable(tmp_path / "short.sqlite", seed=5)
+        try:
+            short.deal(1)
+            turn = ArchiveFollower(archive, [TableSource("T01", short.endpoint)]).catch_up_all()[0]
+        finally:
+            short.close()
+        assert turn.added == 0 and turn.problem and "beyond the journal's last seq" in turn.problem
+        assert [a.kind for a in archive.alerts("T01")] == ["chain-break", "chain-break"]
+
+
+def test_an_unreachable_table_is_alerted_once_and_caught_up_when_it_answers(tmp_path: Path,
+                                                                            table: LiveTable) -> None:
+    with zmq.Context() as ctx, ctx.socket(zmq.ROUTER) as silent:
+        port = silent.bind_to_random_port("tcp://127.0.0.1")  # listens, never answers
+        with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+            follower = ArchiveFollower(archive, [TableSource("T01", f"tcp://127.0.0.1:{port}")], timeout=0.3)
+            assert [t.problem is not None for t in (follower.catch_up_all()[0], follower.catch_up_all()[0])] == [
+                True, True]
+            follower.sources = [TableSource("T01", table.endpoint)]
+            back = follower.catch_up_all()[0]
+            assert back.problem is None and back.added == table.journal.last_seq
+            assert [a.kind for a in archive.alerts()] == ["unreachable"]
+
+
+def test_a_table_far_ahead_is_alerted_as_behind(tmp_path: Path, table: LiveTable,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(follower_module, "SLICE", 10)
+    monkeypatch.setattr(follower_module, "SLICES_PER_TURN", 2)
+    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)], behind_events=20)
+        turn = follower.catch_up_all()[0]
+        assert turn.added == 20 and turn.table_seq == table.journal.last_seq
+        assert [a.kind for a in archive.alerts()] == ["behind"]
+        while follower.catch_up_all()[0].added:
+            pass
+        assert archive.last("T01")[0] == table.journal.last_seq
+
+
+def test_the_archive_is_append_only_and_knows_its_schema(tmp_path: Path, table: LiveTable) -> None:
+    path = tmp_path / "archive.sqlite"
+    with SQLiteArchive(path) as archive:
+        ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
+        assert archive.schema_version == 1
+    conn = sqlite3.connect(path)
+    for sql in ("UPDATE events SET body = 'x' WHERE seq = 1", "DELETE FROM events WHERE seq = 1"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            conn.execute(sql)
+    conn.execute("UPDATE schema_version SET version = 99")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ArchiveError, match="schema 99"):
+        SQLiteArchive(path)
+
+
+def test_the_command_line_archives_and_reports(tmp_path: Path, table: LiveTable) -> None:
+    db = tmp_path / "archive.sqlite"
+    cli = [sys.executable, "-m", "table_controller"]
+    done = subprocess.run([*cli, "archive", "follow", "--db", str(db), "--table", f"T01={table.endpoint}",
+                           "--once", "--json"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    turn = json.loads(done.stdout)
+    assert turn["table"] == "T01" and turn["added"] == table.journal.last_seq
+    status = subprocess.run([*cli, "archive", "status", "--db", str(db), "--json"], capture_output=True,
+                            text=True, timeout=60)
+    assert json.loads(status.stdout)["tables"]["T01"]["seq"] == table.journal.last_seq
+    bad = subprocess.run([*cli, "archive", "follow", "--db", str(db), "--table", "T01", "--once"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "TABLE=ENDPOINT" in bad.stderr
