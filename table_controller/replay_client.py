@@ -80,6 +80,8 @@ class ReplaySlice(msgspec.Struct, frozen=True):
 
 
 _REPLY = msgspec.json.Decoder(ReplaySlice)
+#: The largest reply taken: 1,000 events of a few hundred bytes each, with room to spare.
+MAX_REPLY_BYTES = 16 * 1024 * 1024
 
 
 def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout: float = 5.0,
@@ -88,6 +90,7 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
     ctx = context or zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_REPLY_BYTES)  # a larger reply is dropped unread
     try:
         if curve is not None:
             curve.apply(sock)
@@ -104,10 +107,10 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
         try:
             refusal = json.loads(body)
             error, code = refusal.get("error"), refusal.get("code")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # RecursionError: [[[[...]]]]
             error = code = None
         if isinstance(error, str):
             raise ReplayRefused(f"{endpoint}: {error}", str(code)) from None
-        raise ReplayError(f"{endpoint}: not a replay reply") from None
+        raise ReplayRefused(f"{endpoint}: not a replay reply", "malformed") from None
     except msgspec.DecodeError as e:
-        raise ReplayError(f"{endpoint}: not a replay reply ({e})") from None
+        raise ReplayRefused(f"{endpoint}: not a replay reply ({e})", "malformed") from None

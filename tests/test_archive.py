@@ -163,3 +163,73 @@ def test_the_command_line_archives_and_reports(tmp_path: Path, table: LiveTable)
     bad = subprocess.run([*cli, "archive", "follow", "--db", str(db), "--table", "T01", "--once"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "TABLE=ENDPOINT" in bad.stderr
+
+
+class HostileTable:
+    """A replay endpoint that answers each request with the next of ``replies`` (bytes)."""
+
+    def __init__(self, replies: list[bytes]) -> None:
+        import threading
+
+        self.replies = list(replies)
+        self.context: zmq.Context[Any] = zmq.Context()
+        self.router = self.context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        self.endpoint = f"tcp://127.0.0.1:{self.router.bind_to_random_port('tcp://127.0.0.1')}"
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            if not self.router.poll(50):
+                continue
+            frames = self.router.recv_multipart()
+            reply = self.replies.pop(0) if self.replies else b"{}"
+            self.router.send_multipart([*frames[:-1], reply])
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        self.router.close(linger=0)
+        self.context.term()
+
+
+def _chained(bodies: list[str], after: int = 0, prev: str = "0" * 64, last: int | None = None) -> bytes:
+    import hashlib
+
+    events = []
+    for k, body in enumerate(bodies, start=after + 1):
+        h = hashlib.sha256((prev + body).encode()).hexdigest()
+        events.append({"seq": k, "hash": h, "body": body})
+        prev = h
+    end = after + len(bodies)
+    return json.dumps({"table": "T01", "after_seq": after, "prev_hash": "0" * 64, "last_seq": last or end,
+                       "more": False, "events": events}).encode()
+
+
+def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(tmp_path: Path, table: LiveTable) -> None:
+    real = [r.body for r in table.journal.records()][:3]
+    replies = [
+        b"\xff\xfe not json",
+        b'{"table": "T01"}',
+        b"[" * 5000,
+        _chained(["not an event", "{}"]),  # hashes that chain over bodies that are no events
+        _chained(['{"v": 1, "seq": 1}']),
+        _chained([real[1], real[0]]),  # real events, their seqs swapped
+        json.dumps({"table": "T09", "after_seq": 0, "prev_hash": "0" * 64, "last_seq": 0, "more": False,
+                    "events": []}).encode(),
+    ]
+    hostile = HostileTable(replies)
+    try:
+        with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+            follower = ArchiveFollower(archive, [TableSource("T01", hostile.endpoint)], timeout=2.0)
+            turns = [follower.catch_up_all()[0] for _ in replies]
+            assert all(t.problem for t in turns[:-1]), turns
+            assert list(archive.events("T01")) == []
+            assert {a.kind for a in archive.alerts()} <= {"refused", "chain-break"}
+            # the same follower, the real table: caught up as if nothing happened
+            follower.sources = [TableSource("T01", table.endpoint)]
+            assert follower.catch_up_all()[0].added == table.journal.last_seq
+    finally:
+        hostile.close()

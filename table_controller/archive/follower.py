@@ -115,8 +115,20 @@ class ArchiveFollower:
         return CatchUp(source.table, added, seq, table_seq)
 
     def catch_up_all(self) -> list[CatchUp]:
-        """One turn on every table."""
-        return [self.catch_up(s) for s in self.sources]
+        """One turn on every table. A fault on one table (the archive's disk, say) is an alert
+        for that table, never the end of the follower."""
+        turns = []
+        for source in self.sources:
+            try:
+                turns.append(self.catch_up(source))
+            except Exception as e:  # supervised: one table's fault must not stop the others
+                log.exception("archive: table %s: the turn failed", source.table)
+                try:
+                    self._alert(source.table, "fault", f"{type(e).__name__}: {e}")
+                except Exception:
+                    log.exception("archive: the alert itself could not be kept")
+                turns.append(CatchUp(source.table, 0, -1, None, f"{type(e).__name__}: {e}"))
+        return turns
 
     def run(self, stop: threading.Event, poll: float = 0.5) -> None:
         """Turn on every table every ``poll`` seconds until ``stop`` is set."""

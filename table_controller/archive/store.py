@@ -10,7 +10,6 @@ it is opened, each in one transaction.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table_controller.errors import TableError
+from table_controller.event_types import EventError, decode_event
 from table_controller.replay_client import ReplaySlice
 
 GENESIS_HASH = "0" * 64
@@ -131,10 +131,13 @@ class SQLiteArchive:
             return 0
         rows = []
         for e in slice_.events:
-            head = json.loads(e.body)
-            rows.append((slice_.table, e.seq, str(head.get("ts", "")), str(head.get("type", "")),
-                         head.get("round") if isinstance(head.get("round"), str) else None, e.body, e.hash,
-                         archived_at))
+            try:
+                event = decode_event(e.body)
+            except EventError as err:  # a hash can be computed over anything: the body must be an event
+                raise ArchiveError(f"table {slice_.table}: seq {e.seq} is not an event: {err}") from None
+            if event.seq != e.seq or event.table != slice_.table:
+                raise ArchiveError(f"table {slice_.table}: seq {e.seq} holds seq {event.seq} of table {event.table}")
+            rows.append((slice_.table, e.seq, event.ts, event.type, event.round, e.body, e.hash, archived_at))
         with self._lock:
             c = self._conn
             c.execute("BEGIN IMMEDIATE")
