@@ -58,7 +58,7 @@ def table(tmp_path: Path) -> Iterator[LiveTable]:
 
 
 def _rows(archive: SQLiteArchive, table: str) -> list[tuple[int, str, str]]:
-    return [(e.seq, e.hash, e.body) for e in archive.events(table)]
+    return [(e.record.seq, e.record.hash, e.record.body) for e in archive.events(table)]
 
 
 def test_every_event_is_archived_once_exactly_as_journaled(tmp_path: Path, table: LiveTable) -> None:

@@ -15,9 +15,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from table_controller.errors import TableError
 from table_controller.event_types import EventError, decode_event
+from table_controller.journal.store import JournalRecord
 from table_controller.replay_client import ReplaySlice
 
 GENESIS_HASH = "0" * 64
@@ -57,17 +59,12 @@ class ArchiveAlert:
     text: str
 
 
-@dataclass(frozen=True)
-class ArchivedEvent:
-    """One archived row."""
+class ArchivedEvent(NamedTuple):
+    """One archived row: the table's journal record (seq, ts, type, round, body, hash) and
+    which table it is of."""
 
     table: str
-    seq: int
-    ts: str
-    type: str
-    round: str | None
-    body: str
-    hash: str
+    record: JournalRecord
 
 
 class SQLiteArchive:
@@ -177,7 +174,7 @@ class SQLiteArchive:
                 "SELECT tbl, seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? ORDER BY seq "
                 "LIMIT ?", (table, after_seq, -1 if limit is None else limit)).fetchall()
         for r in rows:
-            yield ArchivedEvent(*r)
+            yield ArchivedEvent(r[0], JournalRecord(*r[1:]))
 
     def alerts(self, table: str | None = None) -> list[ArchiveAlert]:
         with self._lock:
