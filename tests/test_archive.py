@@ -13,40 +13,10 @@ from typing import Any
 
 import pytest
 import zmq
-from journal_helpers import TickingClock, write_rounds
+from archive_helpers import LiveTable
 
 import table_controller.archive.follower as follower_module
 from table_controller.archive import ArchiveError, ArchiveFollower, SQLiteArchive, TableSource
-from table_controller.journal import Journal
-from table_controller.publish import EventPublisher
-from table_controller.publish.replay import JournalReplay
-
-LOOPBACK = "tcp://127.0.0.1:0"
-
-
-class LiveTable:
-    """A journal being written and its snapshot endpoint answering replay (no controller)."""
-
-    def __init__(self, path: Path, table: str = "T01", seed: int = 7) -> None:
-        self.journal = Journal(path, table=table, game="baccarat", variant="baccarat")
-        self.clock = TickingClock()
-        self.rounds = 0
-        self.seed = seed
-        self.context: zmq.Context[Any] = zmq.Context()
-        self.publisher = EventPublisher(table, LOOPBACK, LOOPBACK, context=self.context,
-                                        replay=JournalReplay(path, table)).start()
-        assert self.publisher.bound_snapshot is not None
-        self.endpoint: str = self.publisher.bound_snapshot
-
-    def deal(self, rounds: int) -> None:
-        write_rounds(self.journal, rounds=rounds, seed=self.seed + self.rounds, clock=self.clock,
-                     first_round=self.rounds + 1)
-        self.rounds += rounds
-
-    def close(self) -> None:
-        self.publisher.close()
-        self.context.destroy(linger=0)
-        self.journal.close()
 
 
 @pytest.fixture
@@ -137,7 +107,7 @@ def test_the_archive_is_append_only_and_knows_its_schema(tmp_path: Path, table: 
     path = tmp_path / "archive.sqlite"
     with SQLiteArchive(path) as archive:
         ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
-        assert archive.schema_version == 1
+        assert archive.schema_version == 2
     conn = sqlite3.connect(path)
     for sql in ("UPDATE events SET body = 'x' WHERE seq = 1", "DELETE FROM events WHERE seq = 1"):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):

@@ -10,6 +10,7 @@ it is opened, each in one transaction.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -40,6 +41,13 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                BEGIN SELECT RAISE(ABORT, 'the archive is append-only'); END""",
         """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
                BEGIN SELECT RAISE(ABORT, 'the archive is append-only'); END""",
+    )),
+    (2, (
+        # the studio API's keys: only a hash of each is kept; ``tables`` is a JSON list, ["*"] for all
+        """CREATE TABLE api_keys (
+               id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, name TEXT NOT NULL, tables TEXT NOT NULL,
+               created_at TEXT NOT NULL, revoked_at TEXT)""",
+        "CREATE INDEX events_type ON events (tbl, type, seq)",
     )),
 )
 
@@ -175,6 +183,46 @@ class SQLiteArchive:
                 "LIMIT ?", (table, after_seq, -1 if limit is None else limit)).fetchall()
         for r in rows:
             yield ArchivedEvent(r[0], JournalRecord(*r[1:]))
+
+    def round_rows(self, table: str, round_id: str) -> list[JournalRecord]:
+        """Every archived row of one round, in seq order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND round = ? ORDER BY seq",
+                (table, round_id)).fetchall()
+        return [JournalRecord(*r) for r in rows]
+
+    def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
+                     limit: int = 100) -> list[tuple[str, str, int]]:
+        """(round id, start ts, start seq) of the table's rounds started in [since, until), after
+        the start seq ``after_seq`` (a cursor), in seq order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT round, ts, seq FROM events WHERE tbl = ? AND type = 'round.start' AND seq > ? "
+                "AND ts >= ? AND ts < ? ORDER BY seq LIMIT ?", (table, after_seq, since_ts, until_ts, limit)).fetchall()
+        return [(str(r), str(t), int(q)) for r, t, q in rows]
+
+    def recent_settlements(self, table: str, limit: int = 20) -> list[JournalRecord]:
+        """The table's last ``limit`` results and voids, newest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? "
+                "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT ?", (table, limit)).fetchall()
+        return [JournalRecord(*r) for r in rows]
+
+    # -- the studio API's keys -------------------------------------------------------------
+    def add_api_key(self, key_hash: str, name: str, tables: list[str], created_at: str) -> int:
+        with self._lock:
+            cur = self._conn.execute("INSERT INTO api_keys (hash, name, tables, created_at) VALUES (?, ?, ?, ?)",
+                                     (key_hash, name, json.dumps(tables), created_at))
+        return int(cur.lastrowid or 0)
+
+    def api_key_tables(self, key_hash: str) -> list[str] | None:
+        """The tables a (hashed) key may read, or None for no such key or a revoked one."""
+        with self._lock:
+            row = self._conn.execute("SELECT tables FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+                                     (key_hash,)).fetchone()
+        return [str(t) for t in json.loads(row[0])] if row else None
 
     def alerts(self, table: str | None = None) -> list[ArchiveAlert]:
         with self._lock:

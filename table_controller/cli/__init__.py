@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "table_controller.cli.camera_cmd",
     "table_controller.cli.soak_cmd",
     "table_controller.cli.archive_cmd",
+    "table_controller.cli.studio_cmd",
 )
 
 

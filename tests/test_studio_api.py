@@ -1,0 +1,162 @@
+"""The studio API over the archive, through real HTTP: keys (401 without one, scoped to
+tables), round history by time window with cursor pages, one round whole and equal to the
+table's journal, refusals of bad parameters, the OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import uvicorn
+from archive_helpers import LiveTable
+
+from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource
+from table_controller.event_types import CardDealt, RoundResult, RoundStarted, RoundVoided, decode_event
+from table_controller.journal.store import JournalRecord
+from table_controller.studio.app import create_app
+from table_controller.studio.keys import key_hash, new_key
+from table_controller.studio.rounds import assemble_round
+
+
+class Studio:
+    def __init__(self, archive: SQLiteArchive) -> None:
+        config = uvicorn.Config(create_app(archive), host="127.0.0.1", port=0, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the studio API did not start"
+            time.sleep(0.01)
+        self.base = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def get(self, path: str, key: str | None = None, header: str = "authorization") -> tuple[int, Any]:
+        request = urllib.request.Request(self.base + path)
+        if key is not None:
+            request.add_header(header, f"Bearer {key}" if header == "authorization" else key)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status, json.loads(reply.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+Setup = tuple[Studio, LiveTable, dict[str, str]]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[Setup]:
+    table = LiveTable(tmp_path / "T01.sqlite")
+    table.deal(6)
+    archive = SQLiteArchive(tmp_path / "archive.sqlite")
+    ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
+    keys = {"all": new_key(), "t01": new_key(), "t02": new_key()}
+    for name, tables in (("all", ["*"]), ("t01", ["T01"]), ("t02", ["T02"])):
+        archive.add_api_key(key_hash(keys[name]), name, tables, "2026-12-02T00:00:00.000Z")
+    studio = Studio(archive)
+    yield studio, table, keys
+    studio.stop()
+    archive.close()
+    table.close()
+
+
+def test_without_a_valid_key_the_answer_is_401_and_nothing_else(setup: Setup) -> None:
+    studio, _, keys = setup
+    for path in ("/v1/tables", "/v1/tables/T01/rounds", "/v1/tables/T01/rounds/R1", "/v1/tables/T09/rounds"):
+        for key in (None, "", "tck_not-a-key", keys["all"] + "x", "x" * 5000):
+            status, body = studio.get(path, key)
+            assert status == 401 and body == {"error": "a valid API key is required"}, (path, key, status)
+    assert studio.get("/v1/tables", keys["all"], header="x-api-key")[0] == 200
+
+
+def test_a_key_reads_only_its_tables(setup: Setup) -> None:
+    studio, _, keys = setup
+    assert [t["table"] for t in studio.get("/v1/tables", keys["t01"])[1]["tables"]] == ["T01"]
+    assert studio.get("/v1/tables", keys["t02"])[1]["tables"] == []
+    assert studio.get("/v1/tables/T01/rounds/R1", keys["t02"])[0] == 404
+    assert studio.get("/v1/tables/T01/rounds/R1", keys["t01"])[0] == 200
+
+
+def test_one_round_is_the_tables_journal_of_it(setup: Setup) -> None:
+    studio, table, keys = setup
+    status, rnd = studio.get("/v1/tables/T01/rounds/R3", keys["t01"])
+    assert status == 200
+    rows = list(table.journal.records(round_id="R3"))
+    events = [decode_event(r.body) for r in rows]
+    cards = [e for e in events if isinstance(e, CardDealt) and e.position != "burn"]
+    result = next(e for e in events if isinstance(e, RoundResult))
+    start = next(e for e in events if isinstance(e, RoundStarted))
+    assert [(c["position"], c["index"], c["code"], c["source"], c["ts"]) for c in rnd["cards"]] == [
+        (c.position, c.index, c.code, c.source, c.ts) for c in cards]
+    assert rnd["status"] == "resolved" and rnd["outcome"] == result.outcome and rnd["payouts"] == result.payouts
+    assert rnd["started_at"] == start.ts and rnd["ended_at"] == result.ts and rnd["variant"] == "baccarat"
+    assert (rnd["first_seq"], rnd["last_seq"], rnd["last_hash"]) == (rows[0].seq, rows[-1].seq, rows[-1].hash)
+    assert studio.get("/v1/tables/T01/rounds/R99", keys["t01"])[0] == 404
+
+
+def test_history_by_time_window_in_cursor_pages(setup: Setup) -> None:
+    studio, table, keys = setup
+    starts = [decode_event(r.body) for r in table.journal.records(types=["round.start"])]
+    since, until = starts[1].ts, starts[5].ts  # rounds R2..R5 started in [since, until)
+    got, cursor, pages = [], None, 0
+    while True:
+        path = f"/v1/tables/T01/rounds?from={since}&to={until}&limit=3" + (f"&cursor={cursor}" if cursor else "")
+        status, page = studio.get(path, keys["all"])
+        assert status == 200, page
+        got += [r["round"] for r in page["rounds"]]
+        cursor, pages = page["next_cursor"], pages + 1
+        if cursor is None:
+            break
+    assert got == ["R2", "R3", "R4", "R5"] and pages == 2
+    everything = studio.get("/v1/tables/T01/rounds?from=2000-01-01T00:00:00Z", keys["all"])[1]["rounds"]
+    assert [r["round"] for r in everything] == [f"R{n}" for n in range(1, 7)]
+    assert all(r["status"] == "resolved" for r in everything)
+
+
+@pytest.mark.parametrize("query", ["from=yesterday", "to=2026-13-45T00:00:00Z", "limit=0", "limit=100000",
+                                   "limit=ten", "cursor=-1", "cursor=abc"])
+def test_a_bad_parameter_is_a_400_that_says_which(setup: Setup,
+                                                  query: str) -> None:
+    studio, _, keys = setup
+    status, body = studio.get(f"/v1/tables/T01/rounds?{query}", keys["all"])
+    assert status == 400 and body["error"]
+
+
+def test_the_openapi_document_describes_every_path(setup: Setup) -> None:
+    studio, _, _ = setup
+    status, doc = studio.get("/openapi.json")
+    assert status == 200 and doc["openapi"].startswith("3.")
+    assert set(doc["paths"]) == {"/v1/tables", "/v1/tables/{table}/rounds", "/v1/tables/{table}/rounds/{round}"}
+
+
+def test_a_voided_round_is_cancelled_with_its_reason() -> None:
+    def rec(seq: int, event: Any) -> JournalRecord:
+        return JournalRecord(seq, event.ts, event.type, event.round, msgspec.json.encode(event).decode(), f"h{seq}")
+
+    common = {"table": "T01", "game": "baccarat", "round": "R7"}
+    rows = [
+        rec(10, RoundStarted(seq=10, ts="2026-12-02T10:00:00.000Z", variant="baccarat", betting_seconds=15,
+                             **common)),
+        rec(11, CardDealt(seq=11, ts="2026-12-02T10:00:20.000Z", position="player", index=0, code="AS",
+                          source="shoe", **common)),
+        rec(12, RoundVoided(seq=12, ts="2026-12-02T10:00:30.000Z", reason="misdeal: card dropped", refund=True,
+                            **common)),
+    ]
+    rnd = assemble_round("T01", "R7", rows)
+    assert rnd is not None
+    assert (rnd.status, rnd.void_reason, rnd.ended_at) == ("cancelled", "misdeal: card dropped", rows[2].ts)
+    assert [c.code for c in rnd.cards] == ["AS"] and rnd.outcome is None
+    assert (rnd.first_seq, rnd.last_seq, rnd.last_hash) == (10, 12, "h12")
+    assert assemble_round("T01", "R8", []) is None
