@@ -101,6 +101,11 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
         body = sock.recv_multipart()[-1]
     finally:
         sock.close(linger=0)
+    return decode_reply(body, endpoint)
+
+
+def decode_reply(body: bytes | str, where: str) -> ReplaySlice:
+    """The slice a replay reply holds, or :class:`ReplayRefused` for a refusal or a reply that is none."""
     try:
         return _REPLY.decode(body)
     except msgspec.ValidationError:
@@ -110,7 +115,7 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
         except (ValueError, AttributeError, RecursionError):  # RecursionError: [[[[...]]]]
             error = code = None
         if isinstance(error, str):
-            raise ReplayRefused(f"{endpoint}: {error}", str(code)) from None
-        raise ReplayRefused(f"{endpoint}: not a replay reply", "malformed") from None
+            raise ReplayRefused(f"{where}: {error}", str(code)) from None
+        raise ReplayRefused(f"{where}: not a replay reply", "malformed") from None
     except msgspec.DecodeError as e:
-        raise ReplayRefused(f"{endpoint}: not a replay reply ({e})", "malformed") from None
+        raise ReplayRefused(f"{where}: not a replay reply ({e})", "malformed") from None

@@ -203,3 +203,15 @@ def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(tmp_path: Path, t
             assert follower.catch_up_all()[0].added == table.journal.last_seq
     finally:
         hostile.close()
+
+
+def test_a_journal_file_is_archived_like_a_live_table(tmp_path: Path, table: LiveTable) -> None:
+    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
+        follower.catch_up_all()
+        table.deal(2)  # journaled after the table's last turn, say just before it stopped
+        from_file = ArchiveFollower(archive, [TableSource("T01", f"file:{table.journal.path}")]).catch_up_all()[0]
+        assert from_file.problem is None and from_file.added > 0
+        assert _rows(archive, "T01") == [(r.seq, r.hash, r.body) for r in table.journal.records()]
+        gone = ArchiveFollower(archive, [TableSource("T01", f"file:{tmp_path / 'gone.sqlite'}")]).catch_up_all()[0]
+        assert gone.problem and "no such file" in gone.problem

@@ -160,3 +160,30 @@ def test_a_voided_round_is_cancelled_with_its_reason() -> None:
     assert [c.code for c in rnd.cards] == ["AS"] and rnd.outcome is None
     assert (rnd.first_seq, rnd.last_seq, rnd.last_hash) == (10, 12, "h12")
     assert assemble_round("T01", "R8", []) is None
+
+
+def test_one_command_archives_and_serves_a_simulated_studio(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "table_controller", "studio", "sim", "--tables", "2", "--rounds", "2", "--speed", "0",
+         "--port", str(port), "--base-port", "25800", "--dir", str(tmp_path), "--json"],
+        capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["key"].startswith("tck_") and lines[0]["api"].endswith(str(port))
+    from table_controller.journal import JournalReader
+
+    last: dict[str, int] = {}
+    with SQLiteArchive(tmp_path / "studio.sqlite") as archive:
+        for table in ("T01", "T02"):
+            with JournalReader(tmp_path / f"{table}.sqlite") as journal:
+                assert [(e.record.seq, e.record.hash) for e in archive.events(table)] == [
+                    (r.seq, r.hash) for r in journal.records()]
+                last[table] = journal.last_seq
+    assert lines[-1]["archived"] == last and min(last.values()) > 20

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from table_controller.archive.store import ArchiveAlert, ArchiveError, SQLiteArchive
 from table_controller.events import format_ts
+from table_controller.publish.replay import JournalReplay
 from table_controller.publish.security import ClientCurve
-from table_controller.replay_client import ReplayError, ReplayRefused, fetch_replay
+from table_controller.replay_client import ReplayError, ReplayRefused, ReplaySlice, decode_reply, fetch_replay
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +37,21 @@ BEHIND_EVENTS = 5000
 
 @dataclass(frozen=True)
 class TableSource:
-    """Where one table's events come from: its snapshot endpoint (which answers replay)."""
+    """Where one table's events come from: its snapshot endpoint (which answers replay), or
+    ``file:PATH``, a journal file read directly (a table that has stopped, a closed journal)."""
 
     table: str
     endpoint: str
     curve: ClientCurve | None = None
+
+    def fetch(self, after_seq: int, limit: int, timeout: float) -> ReplaySlice:
+        if self.endpoint.startswith("file:"):
+            replay = JournalReplay(self.endpoint[len("file:"):], self.table)
+            try:
+                return decode_reply(replay.reply(after_seq, limit), self.endpoint)
+            finally:
+                replay.close()
+        return fetch_replay(self.endpoint, after_seq, limit, timeout=timeout, curve=self.curve)
 
 
 @dataclass(frozen=True)
@@ -83,7 +94,7 @@ class ArchiveFollower:
         seq, _ = self.archive.last(source.table)
         for _ in range(SLICES_PER_TURN):
             try:
-                part = fetch_replay(source.endpoint, seq, SLICE, timeout=self.timeout, curve=source.curve)
+                part = source.fetch(seq, SLICE, self.timeout)
             except ReplayRefused as e:
                 # a journal that ends before the archive does was replaced or cut: its chain
                 # cannot continue the archive's

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                         "whose chain does not continue the archive's, or that is far ahead.")
     follow.add_argument("--db", required=True, type=Path, help="the archive file (created if absent)")
     follow.add_argument("--table", action="append", required=True, metavar="TABLE=ENDPOINT",
-                        help="a table and its snapshot endpoint, e.g. T01=tcp://table-01:5557 (repeat)")
+                        help="a table and its snapshot endpoint, e.g. T01=tcp://table-01:5557, or a journal "
+                             "file, T01=file:/var/lib/table/T01.sqlite (repeat)")
     follow.add_argument("--client-key", type=Path, metavar="FILE",
                         help="the archive's CURVE secret key file (tables with CURVE)")
     follow.add_argument("--server-key-dir", type=Path, metavar="DIR",
@@ -55,8 +56,9 @@ def _sources(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
     out = []
     for spec in args.table:
         table, sep, endpoint = spec.partition("=")
-        if not sep or not table or not endpoint.startswith(("tcp://", "ipc://", "inproc://")):
-            raise ConfigError(f"--table {spec!r}: write TABLE=ENDPOINT, e.g. T01=tcp://table-01:5557")
+        if not sep or not table or not endpoint.startswith(("tcp://", "ipc://", "inproc://", "file:")):
+            raise ConfigError(f"--table {spec!r}: write TABLE=ENDPOINT, e.g. T01=tcp://table-01:5557 "
+                              "(or T01=file:/path/T01.sqlite for a journal file)")
         curve = None
         if args.client_key is not None:
             curve = ClientCurve(args.client_key, args.server_key_dir / f"table-{table}.key")

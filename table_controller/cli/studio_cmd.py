@@ -32,6 +32,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     key.add_argument("--tables", required=True, help="comma-separated tables, or '*' for every table")
     key.add_argument("--json", action="store_true", help="print the key as a JSON object")
     key.set_defaults(func=run_key)
+    demo = sub.add_parser(
+        "sim", help="a simulated studio on this machine: tables, the archive following them and the API",
+        description="Start --tables simulated tables (each 'table-controller sim' in a process of its own, "
+                    "loopback ports from --base-port), archive them as they deal (table-controller archive), "
+                    "serve the API on --port with a key printed at start, until the tables have played "
+                    "their rounds (then, with --stay, until Ctrl-C).")
+    demo.add_argument("--tables", type=int, default=3, help="how many tables (default 3)")
+    demo.add_argument("--rounds", type=int, default=20, help="rounds per table (default 20)")
+    demo.add_argument("--speed", type=float, default=8.0, help="the tables' pace (default 8: 8x human)")
+    demo.add_argument("--dir", type=Path, help="folder for the journals and the archive (default: a temporary one)")
+    demo.add_argument("--base-port", type=int, default=25600, help="first loopback port of the tables (default 25600)")
+    demo.add_argument("--port", type=int, default=8090, help="the API's port (default 8090)")
+    demo.add_argument("--stay", action="store_true", help="keep archiving and serving after the tables end")
+    demo.add_argument("--json", action="store_true", help="print the key and each archive turn as JSON lines")
+    demo.set_defaults(func=run_demo)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -64,4 +79,111 @@ def run_key(args: argparse.Namespace) -> int:
         print(json.dumps({"id": number, "name": args.name, "tables": tables, "key": key}))
     else:
         print(f"API key {number} for {args.name} (tables {', '.join(tables)}); shown only now:\n{key}")
+    return 0
+
+
+GAMES = ("baccarat", "teen-patti-2020", "three-pictures", "three-face")
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Tables in subprocesses, the follower in a thread, the API in this one (see ``studio sim --help``)."""
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import threading
+    import time
+    from dataclasses import asdict
+
+    import uvicorn
+
+    from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource
+    from table_controller.events import format_ts
+    from table_controller.replay_client import ReplayError, fetch_replay
+    from table_controller.studio.app import create_app
+    from table_controller.studio.keys import key_hash, new_key
+
+    if not 1 <= args.tables <= 20:
+        raise ConfigError("--tables: 1 to 20 on one machine")
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="studio-sim-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    sources, procs = [], []
+    for k in range(args.tables):
+        table = f"T{k + 1:02d}"
+        publish, snapshot = args.base_port + 3 * k, args.base_port + 3 * k + 1
+        cmd = [sys.executable, "-m", "table_controller", "sim", "--game", GAMES[k % len(GAMES)], "--table", table,
+               "--rounds", str(args.rounds), "--speed", str(args.speed), "--seed", str(k + 1),
+               "--journal", str(folder / f"{table}.sqlite"),
+               "--publish", f"tcp://127.0.0.1:{publish}", "--snapshot", f"tcp://127.0.0.1:{snapshot}"]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(folder / f"{table}.log", "w")))
+        sources.append(TableSource(table, f"tcp://127.0.0.1:{snapshot}"))
+    stop = threading.Event()
+    with SQLiteArchive(folder / "studio.sqlite") as archive:
+        key = new_key()
+        archive.add_api_key(key_hash(key), "studio sim", ["*"], format_ts(time.time()))
+        base = f"http://127.0.0.1:{args.port}"
+        if args.json:
+            print(json.dumps({"api": base, "key": key, "archive": str(folder / "studio.sqlite")}), flush=True)
+        else:
+            print(f"studio API on {base} (key {key})\n  curl -H 'Authorization: Bearer {key}' "
+                  f"{base}/v1/tables\n  archive {folder / 'studio.sqlite'}", flush=True)
+        for source in sources:  # the tables take a moment to start: no alert for that
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    fetch_replay(source.endpoint, 0, 1, timeout=0.5)
+                    break
+                except ReplayError:
+                    continue
+        follower = ArchiveFollower(archive, sources, timeout=1.0)
+
+        def follow() -> None:
+            while not stop.is_set():
+                for turn in follower.catch_up_all():
+                    if turn.added:
+                        if args.json:
+                            print(json.dumps(asdict(turn)), flush=True)
+                        else:
+                            print(f"archived {turn.table}: +{turn.added} events (to seq {turn.archived_seq})",
+                                  flush=True)
+                if not args.stay and all(p.poll() is not None for p in procs):
+                    # the tables have ended: what they journaled after the last turn is in their files
+                    for turn in ArchiveFollower(archive, [TableSource(s.table, f"file:{folder / s.table}.sqlite")
+                                                          for s in sources]).catch_up_all():
+                        if turn.added:
+                            print(json.dumps(asdict(turn)) if args.json else
+                                  f"archived {turn.table}: +{turn.added} events from its journal file", flush=True)
+                    stop.set()
+                    break
+                stop.wait(0.5)
+
+        server = uvicorn.Server(uvicorn.Config(create_app(archive), host="127.0.0.1", port=args.port,
+                                               log_level="warning"))
+        follower_thread = threading.Thread(target=follow, daemon=True, name="archive-follower")
+        follower_thread.start()
+        def end_server() -> None:
+            stop.wait()
+            server.should_exit = True
+
+        watcher = threading.Thread(target=end_server, daemon=True)
+        watcher.start()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        try:
+            server.run()
+        finally:
+            stop.set()
+            follower_thread.join(timeout=10)
+            for p in procs:
+                if p.poll() is None:
+                    p.terminate()
+            for p in procs:
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        tables = archive.tables()
+        summary = {t: seq for t, (seq, _) in tables.items()}
+        print(json.dumps({"archived": summary, "alerts": len(archive.alerts())}) if args.json
+              else f"archived: {summary}; alerts: {len(archive.alerts())}", flush=True)
     return 0
