@@ -187,3 +187,44 @@ def test_one_command_archives_and_serves_a_simulated_studio(tmp_path: Path) -> N
                     (r.seq, r.hash) for r in journal.records()]
                 last[table] = journal.last_seq
     assert lines[-1]["archived"] == last and min(last.values()) > 20
+
+
+def _read_rounds(studio: Studio, key: str, n: int, since: str | None = None,
+                 then: Any = None) -> list[tuple[str, dict[str, Any]]]:
+    """Open the stream, call ``then()`` once it is open, and read ``n`` round events (id, data)."""
+    request = urllib.request.Request(studio.base + "/v1/stream" + (f"?since={since}" if since else ""))
+    request.add_header("authorization", f"Bearer {key}")
+    out: list[tuple[str, dict[str, Any]]] = []
+    with urllib.request.urlopen(request, timeout=20) as reply:
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        reply.readline()  # the opening comment: the stream is open
+        if then is not None:
+            then()
+        ident = None
+        while len(out) < n:
+            line = reply.readline().decode().rstrip("\n")
+            if line.startswith("id: "):
+                ident = line[4:]
+            elif line.startswith("data: "):
+                assert ident is not None
+                out.append((ident, json.loads(line[6:])))
+    return out
+
+
+def test_the_live_stream_sends_each_result_as_it_is_archived_and_resumes(tmp_path: Path, setup: Setup) -> None:
+    studio, table, keys = setup
+    assert studio.get("/v1/stream")[0] == 401
+    old = _read_rounds(studio, keys["t01"], 6, since="T01:0")
+    assert [d["round"] for _, d in old] == [f"R{n}" for n in range(1, 7)]
+    archive = SQLiteArchive(tmp_path / "archive.sqlite")
+    follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
+
+    def deal_two() -> None:
+        table.deal(2)
+        follower.catch_up_all()
+
+    new = _read_rounds(studio, keys["t01"], 2, then=deal_two)  # from now: only what comes
+    assert [d["round"] for _, d in new] == ["R7", "R8"] and all(d["status"] == "resolved" for _, d in new)
+    resumed = _read_rounds(studio, keys["t01"], 2, since=old[4][0])  # after R5
+    assert [d["round"] for _, d in resumed] == ["R6", "R7"]
+    archive.close()

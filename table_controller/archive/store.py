@@ -210,6 +210,20 @@ class SQLiteArchive:
                 "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT ?", (table, limit)).fetchall()
         return [JournalRecord(*r) for r in rows]
 
+    def settlements_after(self, cursor: dict[str, int], tables: list[str],
+                          limit: int = 200) -> list[tuple[str, JournalRecord]]:
+        """Results and voids of ``tables`` archived after ``cursor`` (table -> seq; a table
+        not in it: from its start), table by table in seq order, at most ``limit`` a table."""
+        out: list[tuple[str, JournalRecord]] = []
+        with self._lock:
+            for table in tables:
+                rows = self._conn.execute(
+                    "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? "
+                    "AND type IN ('round.result', 'round.void') ORDER BY seq LIMIT ?",
+                    (table, cursor.get(table, 0), limit)).fetchall()
+                out += [(table, JournalRecord(*r)) for r in rows]
+        return out
+
     # -- the studio API's keys -------------------------------------------------------------
     def add_api_key(self, key_hash: str, name: str, tables: list[str], created_at: str) -> int:
         with self._lock:

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from table_controller.archive.store import SQLiteArchive
@@ -29,6 +29,18 @@ DEFAULT_PAGE = 100
 #: A window given without ``to`` ends now; without ``from`` it starts this long before ``to``.
 DEFAULT_WINDOW = timedelta(hours=1)
 FAR_FUTURE = "9999-12-31T23:59:59.999Z"
+#: Seconds between looks at the archive for new results, in a live stream.
+STREAM_POLL = 0.5
+
+
+def _cursor(text: str) -> dict[str, int]:
+    """``T01:120,T02:98`` (an event id of the stream) as table -> seq; what is not that is left out."""
+    out: dict[str, int] = {}
+    for part in text.split(",")[:1000]:
+        table, _, seq = part.partition(":")
+        if table and seq.isdigit() and len(seq) < 19:
+            out[table] = int(seq)
+    return out
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -119,6 +131,40 @@ def create_app(archive: SQLiteArchive) -> Starlette:
             return _error(404, f"no round {round_id} at table {table}")
         return _json(rnd)
 
+    async def stream(request: Request) -> Response:
+        """Server-sent events: every round result and void as it is archived (``event: round``,
+        ``data``: the round summary, ``id``: ``T01:seq,T02:seq`` to resume with Last-Event-ID)."""
+        tables = await asyncio.to_thread(scope, request)
+        if tables is None:
+            return _error(401, "a valid API key is required")
+        cursor = _cursor(request.headers.get("last-event-id") or request.query_params.get("since", ""))
+        since_now = "last-event-id" not in request.headers and "since" not in request.query_params
+
+        def readable() -> list[str]:
+            return [t for t in archive.tables() if may_read(tables, t)]
+
+        if since_now:  # a new listener starts from what is archived now
+            cursor = {t: seq for t, (seq, _) in archive.tables().items() if may_read(tables, t)}
+
+        async def events() -> Any:
+            nonlocal cursor
+            yield ": stream of round results\n\n"
+            while not await request.is_disconnected():
+                found = await asyncio.to_thread(archive.settlements_after, cursor, readable())
+                for table, rec in found:
+                    rnd = await asyncio.to_thread(assemble_round, table, rec.round or "",
+                                                  archive.round_rows(table, rec.round or ""))
+                    cursor = {**cursor, table: rec.seq}
+                    if rnd is not None:
+                        ident = ",".join(f"{t}:{q}" for t, q in sorted(cursor.items()))
+                        yield f"event: round\nid: {ident}\ndata: {msgspec.json.encode(summary(rnd)).decode()}\n\n"
+                if not found:
+                    yield ": keep-alive\n\n"
+                    await asyncio.sleep(STREAM_POLL)
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(OPENAPI)
 
@@ -126,6 +172,7 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         Route("/v1/tables", guarded(list_tables)),
         Route("/v1/tables/{table}/rounds", guarded(list_rounds)),
         Route("/v1/tables/{table}/rounds/{round}", guarded(one_round)),
+        Route("/v1/stream", stream),
         Route("/openapi.json", openapi),
     ])
 
@@ -160,6 +207,12 @@ OPENAPI: dict[str, Any] = {
             "responses": {"200": {"description": "a page: rounds and next_cursor (null on the last page)"},
                           "400": {"description": "a bad parameter"}, "401": {"description": "no valid key"},
                           "404": {"description": "no such table for this key"}}}},
+        "/v1/stream": {"get": {
+            "summary": "Server-sent events: each round result or void of this key's tables as it is archived "
+                       "(event 'round', data: the round summary, id: 'T01:seq,...'; resume with Last-Event-ID "
+                       "or ?since=<id>; without either, from now)",
+            "security": _KEY,
+            "responses": {"200": {"description": "text/event-stream"}, "401": {"description": "no valid key"}}}},
         "/v1/tables/{table}/rounds/{round}": {"get": {
             "summary": "One round: every card in deal order with its time, position and source, burns, "
                        "start / betting closed / end times, status, outcome, payouts or void reason, and "
