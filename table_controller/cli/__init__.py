@@ -51,7 +51,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command(argv: list[str]) -> str | None:
+    """The sub-command's name: the first word that is no option (the global options,
+    ``-v``, ``--version``, ``-h``, take no values)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    # `run` promises a clean stop on SIGTERM at any moment: its handler goes in before
+    # anything else (building the parser alone imports every sub-command, hundreds of ms).
+    stops = _command(words) == "run"
+    if stops:
+        from table_controller.cli.stop_signals import STOP, Terminated
+
+        try:
+            STOP.arm()  # a stop that came while the interpreter started is delivered here
+            return _main(words)
+        except Terminated:
+            return 0  # stopped during start-up: what was built is closed, the journal whole
+        finally:
+            if argv is None:
+                STOP.running()  # the process exits: a later signal has nothing to interrupt
+            else:
+                STOP.disarm()  # called from Python (tests): give the handlers back
+    return _main(words)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

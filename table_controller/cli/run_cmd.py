@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from table_controller.errors import TableError
@@ -39,6 +37,12 @@ EXIT_JOURNAL_FAILED = 4
 
 
 def run_table(args: argparse.Namespace) -> int:
+    """Start the table, run it until SIGTERM or SIGINT, close it: exit 0 on a stop at any
+    moment. Up to the end of start-up a stop raises Terminated (table_controller.cli.main
+    armed the handlers first and makes it exit 0); from then on it only sets a flag."""
+    from table_controller.cli.stop_signals import STOP
+
+    STOP.arm()  # already armed by main(); here for a caller of run_table itself
     from table_controller.config import load_config
 
     config = load_config(args.config)
@@ -69,10 +73,6 @@ def run_table(args: argparse.Namespace) -> int:
         raise
     except Exception as e:  # a device (a busy GPIO pin, a missing port): one line, not a traceback
         raise StartupError(f"table {config.table_id} not started: {type(e).__name__}: {e}") from e
-    done = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: done.set())
-
     def show(event: Event) -> None:
         line = encode_event(event).decode("utf-8") if args.json else describe(event)
         if line:
@@ -85,11 +85,13 @@ def run_table(args: argparse.Namespace) -> int:
         except (TableError, DeviceError) as e:  # the journal cannot be replayed, the shoe not opened
             print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
             return EXIT_JOURNAL_REFUSED
-        while not done.wait(0.5):
+        STOP.running()  # started: a stop now ends the loop below, and the table closes in order
+        while not STOP.requested.wait(0.5):
             if live.failed.is_set():
                 print(f"table-controller: table {config.table_id} stopped: {live.failure}",
                       file=sys.stderr)
                 return EXIT_JOURNAL_FAILED
     finally:
+        STOP.running()  # the table closes: a stop signal must not interrupt that
         live.close()
     return 0

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import zmq
 
+from table_controller.cli.stop_signals import STOP_SIGNALS
 from table_controller.config import DEFAULT_PINS
 
 
@@ -91,7 +92,9 @@ control_ops = true   # a test rig: the soak's dealers press buttons and lay card
 
 
 class ControllerProcess:
-    """``python -m table_controller run --config FILE``, killable and restartable."""
+    """``python -m table_controller run --config FILE``, killable and restartable.
+
+    Stopped with SIGTERM at any moment, started or starting, it must exit 0."""
 
     def __init__(self, argv: list[str], log: IO[str]) -> None:
         self.argv = argv
@@ -102,10 +105,21 @@ class ControllerProcess:
 
     def start(self) -> None:
         with self._lock:
-            self.proc = subprocess.Popen(
+            self.proc = self._spawn()
+            self.starts += 1
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """Start the controller with SIGTERM and SIGINT blocked (it inherits this thread's
+        signal mask): a stop sent while its interpreter starts, before its handler is in
+        place, waits for that handler instead of ending it with -15. ``run`` unblocks them
+        first thing (table_controller/cli/stop_signals.py)."""
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            return subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log
             )
-            self.starts += 1
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def kill_and_restart(self) -> None:
         """SIGKILL the controller, reap it, and start it again at once."""
@@ -117,9 +131,7 @@ class ControllerProcess:
                 f"soak: {time.strftime('%H:%M:%S')} controller killed with SIGKILL; restarting\n"
             )
             self._log.flush()
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log
-            )
+            self.proc = self._spawn()
             self.starts += 1
 
     @property

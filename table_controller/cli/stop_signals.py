@@ -1,0 +1,92 @@
+"""SIGTERM and SIGINT of ``table-controller run``: a clean stop at any moment, start-up included.
+
+A table that is told to stop exits 0 with its journal whole, whenever the signal comes.
+Python's default SIGTERM action ends the process at once (status -15), so the handler
+must be in place before anything else the command does: :func:`table_controller.cli.main`
+arms it first, before the sub-commands are even imported.
+
+While the table starts (imports, configuration, journal check, devices, restore) a stop
+signal raises :class:`Terminated` in the main thread, like Ctrl-C's KeyboardInterrupt:
+start-up unwinds, closing what it built (the journal's writes roll back on any exception,
+a new journal file is linked into place whole or not at all), and the command exits 0.
+Once the table runs, a stop signal only sets :attr:`StopSignals.requested`; the command's
+loop sees it and closes the table in order.
+
+A launcher that may stop a controller it has just started (the soak) starts it with
+SIGTERM blocked (``table_controller.soak.controller_process``): that covers the moments
+before the interpreter runs our first line, when no program can handle a signal.
+:meth:`StopSignals.arm` unblocks the signals once its handler is in place, and one that
+came meanwhile is delivered then.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType
+from typing import Any
+
+#: The signals that ask a table to stop.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Terminated(BaseException):
+    """A stop signal arrived while the table was starting: start-up unwinds, the command exits 0.
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` swallows it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name} during start-up")
+        self.signum = signum
+
+
+class StopSignals:
+    """The process's stop signals, in start-up mode (they raise) or running mode (they set a flag)."""
+
+    def __init__(self) -> None:
+        #: Set by the first stop signal, in either mode.
+        self.requested = threading.Event()
+        self._starting = False
+        self._armed = False
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def armed(self) -> bool:
+        return self._armed
+
+    def arm(self) -> None:
+        """Install the handlers in start-up mode, then unblock the stop signals (a pending one
+        is delivered here, raising :class:`Terminated`). Idempotent; main thread only."""
+        if self._armed:
+            return
+        self._starting = True
+        for sig in STOP_SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        self._armed = True
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+    def running(self) -> None:
+        """Start-up is over: from now on a stop signal only sets :attr:`requested`."""
+        self._starting = False
+
+    def disarm(self) -> None:
+        """Give back the handlers found by :meth:`arm` (for callers of ``main()`` from Python)."""
+        self._starting = False
+        if not self._armed:
+            return
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
+        self._armed = False
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.requested.set()
+        if self._starting:
+            self._starting = False  # once: the clean-up that follows is not interrupted again
+            raise Terminated(signum)
+
+
+#: The one set of handlers of this process.
+STOP = StopSignals()
+
