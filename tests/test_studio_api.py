@@ -228,3 +228,46 @@ def test_the_live_stream_sends_each_result_as_it_is_archived_and_resumes(tmp_pat
     resumed = _read_rounds(studio, keys["t01"], 2, since=old[4][0])  # after R5
     assert [d["round"] for _, d in resumed] == ["R6", "R7"]
     archive.close()
+
+
+def test_statistics_count_the_rounds_and_check_outcomes_against_the_par_sheet(setup: Setup) -> None:
+    studio, table, keys = setup
+    status, report = studio.get("/v1/tables/T01/statistics?from=2000-01-01T00:00:00Z", keys["t01"])
+    assert status == 200, report
+    results = [decode_event(r.body) for r in table.journal.records(types=["round.result"])]
+    assert report["variant"] == "baccarat" and report["all"]["rounds"] == 6 and report["all"]["results"] == 6
+    assert report["all"]["mean_round_s"] > 0 and sum(h["rounds"] for h in report["hours"]) == 6
+    banker = {c["label"]: c for c in report["outcomes"] if c["bet"] == "banker"}
+    wins = sum(1 for e in results if isinstance(e, RoundResult) and e.outcome.get("winner") == "banker")
+    assert banker["win"]["observed"] == wins and banker["win"]["rounds"] == 6
+    assert abs(banker["win"]["expected"] - 0.4585974) < 1e-6  # the exact PAR figure
+    lo, hi = banker["win"]["ci99"]
+    assert lo < banker["win"]["expected"] < hi
+    assert studio.get("/v1/tables/T01/statistics", keys["t02"])[0] == 404
+
+
+def test_a_share_far_from_the_par_sheet_is_flagged() -> None:
+    from table_controller.studio.rounds import RoundRecord
+    from table_controller.studio.statistics import outcome_checks, period_stats
+
+    par = {"player": {"outcomes": [{"net": "1", "label": "win", "probability_float": 0.4462},
+                                   {"net": "-1", "label": "loss", "probability_float": 0.4586},
+                                   {"net": "0", "label": "push", "probability_float": 0.0952}]}}
+
+    def rnd(n: int, net: str) -> RoundRecord:
+        return RoundRecord(table="T01", round=f"R{n}", status="resolved", game="baccarat", variant="baccarat",
+                           started_at="2026-12-02T10:00:00.000Z", betting_closed_at="2026-12-02T10:00:15.000Z",
+                           ended_at="2026-12-02T10:00:40.000Z", payouts={"player": net})
+
+    fair = [rnd(n, "1" if n % 2 else "-1") for n in range(100)]
+    assert not any(c.flagged for c in outcome_checks(fair, par) if c.label != "push")
+    rigged = [rnd(n, "1") for n in range(100)]  # the player won every one of 100 rounds
+    flagged = {c.label for c in outcome_checks(rigged, par) if c.flagged}
+    assert flagged == {"win", "loss", "push"}
+    void = RoundRecord(table="T01", round="V", status="cancelled", game="baccarat", void_reason="misdeal: dropped",
+                       started_at="2026-12-02T11:00:00.000Z", betting_closed_at="2026-12-02T11:00:15.000Z",
+                       ended_at="2026-12-02T11:00:20.000Z")
+    whole, hours = period_stats([*fair[:3], void])
+    assert (whole.rounds, whole.results, whole.voids, dict(whole.voids_by_cause)) == (4, 3, 1, {"misdeal": 1})
+    assert [h.period for h in hours] == ["2026-12-02T10:00Z", "2026-12-02T11:00Z"]
+    assert whole.to_dict()["mean_betting_s"] == 15.0 and whole.to_dict()["mean_round_s"] == (40 * 3 + 20) / 4

@@ -32,6 +32,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     key.add_argument("--tables", required=True, help="comma-separated tables, or '*' for every table")
     key.add_argument("--json", action="store_true", help="print the key as a JSON object")
     key.set_defaults(func=run_key)
+    report = sub.add_parser(
+        "report", help="studio statistics: pace, phases, voids, outcomes against the PAR sheet",
+        description="Per table, per hour and in all: rounds, results, voids by cause, mean betting / "
+                    "dealing / round seconds, and every bet's outcome shares against the exact PAR sheet "
+                    "with a 99 % interval; a share outside it is flagged.")
+    report.add_argument("--db", required=True, type=Path, help="the archive file")
+    report.add_argument("--table", action="append", help="a table (repeat; default: every archived table)")
+    report.add_argument("--from", dest="since", help="rounds started at or after this RFC 3339 time")
+    report.add_argument("--to", dest="until", help="rounds started before this RFC 3339 time")
+    report.add_argument("--json", action="store_true", help="one JSON object")
+    report.set_defaults(func=run_report)
     demo = sub.add_parser(
         "sim", help="a simulated studio on this machine: tables, the archive following them and the API",
         description="Start --tables simulated tables (each 'table-controller sim' in a process of its own, "
@@ -186,4 +197,36 @@ def run_demo(args: argparse.Namespace) -> int:
         summary = {t: seq for t, (seq, _) in tables.items()}
         print(json.dumps({"archived": summary, "alerts": len(archive.alerts())}) if args.json
               else f"archived: {summary}; alerts: {len(archive.alerts())}", flush=True)
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from table_controller.archive import SQLiteArchive
+    from table_controller.event_types import format_ts, parse_ts
+    from table_controller.studio.history import EVERYTHING, studio_report
+
+    if not args.db.is_file():
+        raise ConfigError(f"--db {args.db}: no such archive")
+    try:
+        since = format_ts(parse_ts(args.since)) if args.since else EVERYTHING[0]
+        until = format_ts(parse_ts(args.until)) if args.until else EVERYTHING[1]
+    except Exception as e:
+        raise ConfigError(f"--from/--to: not an RFC 3339 time ({e})") from None
+    with SQLiteArchive(args.db) as archive:
+        tables = args.table or list(archive.tables())
+        data = studio_report(archive, tables, since, until)
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    for t in data["tables"]:
+        a = t["all"]
+        print(f"{t['table']} ({t['variant']}): {a['rounds']} rounds, {a['results']} results, {a['voids']} voids "
+              f"{a['voids_by_cause'] or ''}; mean round {a['mean_round_s']} s (betting {a['mean_betting_s']}, "
+              f"dealing {a['mean_dealing_s']})")
+        for h in t["hours"]:
+            print(f"  {h['period']}: {h['rounds']} rounds, {h['voids']} voids, mean round {h['mean_round_s']} s")
+        for c in t["outcomes"]:
+            mark = "  FLAGGED" if c["flagged"] else ""
+            print(f"  {c['bet']:<20} {c['label']:<10} {c['share']:.4f} observed ({c['observed']}/{c['rounds']}) "
+                  f"vs {c['expected']:.4f} exact, 99 % [{c['ci99'][0]:.4f}, {c['ci99'][1]:.4f}]{mark}")
     return 0

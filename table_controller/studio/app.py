@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from table_controller.archive.store import SQLiteArchive
 from table_controller.event_types import parse_ts
+from table_controller.studio.history import EVERYTHING, studio_report
 from table_controller.studio.keys import key_hash, may_read
 from table_controller.studio.rounds import assemble_round, summary
 
@@ -124,6 +125,12 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         return _json({"table": table, "from": since, "to": until, "rounds": rounds,
                       "next_cursor": str(page[-1][2]) if more else None})
 
+    def statistics(request: Request, tables: list[str]) -> Response:
+        table = request.path_params["table"]
+        since = _ts_param(request, "from") or EVERYTHING[0]
+        until = _ts_param(request, "to") or EVERYTHING[1]
+        return _json(studio_report(archive, [table], since, until)["tables"][0])
+
     def one_round(request: Request, tables: list[str]) -> Response:
         table, round_id = request.path_params["table"], request.path_params["round"]
         rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
@@ -172,6 +179,7 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         Route("/v1/tables", guarded(list_tables)),
         Route("/v1/tables/{table}/rounds", guarded(list_rounds)),
         Route("/v1/tables/{table}/rounds/{round}", guarded(one_round)),
+        Route("/v1/tables/{table}/statistics", guarded(statistics)),
         Route("/v1/stream", stream),
         Route("/openapi.json", openapi),
     ])
@@ -206,6 +214,16 @@ OPENAPI: dict[str, Any] = {
                             "description": "next_cursor of the previous page"}],
             "responses": {"200": {"description": "a page: rounds and next_cursor (null on the last page)"},
                           "400": {"description": "a bad parameter"}, "401": {"description": "no valid key"},
+                          "404": {"description": "no such table for this key"}}}},
+        "/v1/tables/{table}/statistics": {"get": {
+            "summary": "Rounds started in [from, to): per hour and in all, rounds, results, voids by cause, mean "
+                       "betting / dealing / round seconds, and each bet's outcome shares against the exact PAR "
+                       "sheet with a 99 % interval (flagged outside it)",
+            "security": _KEY,
+            "parameters": [_TABLE,
+                           {"name": "from", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+                           {"name": "to", "in": "query", "schema": {"type": "string", "format": "date-time"}}],
+            "responses": {"200": {"description": "the report"}, "401": {"description": "no valid key"},
                           "404": {"description": "no such table for this key"}}}},
         "/v1/stream": {"get": {
             "summary": "Server-sent events: each round result or void of this key's tables as it is archived "

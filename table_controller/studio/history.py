@@ -1,0 +1,58 @@
+"""Reading rounds out of the archive for the studio: a table's rounds in a time window, and the
+statistics report over them (see :mod:`table_controller.studio.statistics`)."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Any
+
+from table_controller.archive.store import SQLiteArchive
+from table_controller.studio.rounds import RoundRecord, assemble_round
+from table_controller.studio.statistics import table_report
+
+EVERYTHING = ("0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z")
+
+
+def rounds_in_window(archive: SQLiteArchive, table: str, since: str, until: str) -> list[RoundRecord]:
+    """The table's rounds started in [since, until), oldest first."""
+    out: list[RoundRecord] = []
+    after = 0
+    while True:
+        starts = archive.round_starts(table, since, until, after, 500)
+        for round_id, _, _ in starts:
+            rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
+            if rnd is not None:
+                out.append(rnd)
+        if len(starts) < 500:
+            return out
+        after = starts[-1][2]
+
+
+@functools.cache
+def _par_bets(variant: str) -> dict[str, Any] | None:
+    """The variant's exact PAR figures per bet (a second or two the first time), or None when
+    the variant is unknown here."""
+    from table_controller.analysis.exact import par_sheet
+    from table_controller.rules import load_game
+
+    try:
+        game = load_game(variant)
+    except Exception:  # a studio's own variant this machine does not have: no PAR column
+        return None
+    bets: dict[str, Any] = par_sheet(game).to_dict()["bets"]
+    return bets
+
+
+def studio_report(archive: SQLiteArchive, tables: list[str], since: str = EVERYTHING[0],
+                  until: str = EVERYTHING[1]) -> dict[str, Any]:
+    """Every table's report for rounds started in [since, until)."""
+    reports = []
+    for table in tables:
+        rounds = rounds_in_window(archive, table, since, until)
+        variants = Counter(r.variant for r in rounds if r.variant)
+        variant = variants.most_common(1)[0][0] if variants else None
+        # outcomes are compared only within one variant: rounds of another are left out
+        same = [r for r in rounds if r.variant == variant]
+        reports.append(table_report(table, variant, same, _par_bets(variant) if variant else None))
+    return {"from": since, "to": until, "tables": reports}
