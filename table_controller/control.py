@@ -52,7 +52,7 @@ class ControlOps(Protocol):
 
 
 #: The operations every control socket serves.
-OWN_OPS = ("status", "resume", "void", "new-shoe")
+OWN_OPS = ("status", "resume", "void", "new-shoe", "dealer")
 
 
 class ControlServer:
@@ -222,6 +222,13 @@ class ControlServer:
         who = f"supervisor {request.get('by') or 'token'} (token)"
         if op == "resume":
             events = self.controller.request(i.SupervisorResume(by=who, card=request.get("card")))
+        elif op == "dealer":
+            # {"op": "dealer", "dealer": "D042"} signs a dealer in; "dealer": null signs out
+            dealer = request.get("dealer")
+            if dealer is not None and (not isinstance(dealer, str) or not 1 <= len(dealer) <= 64
+                                       or not dealer.isprintable()):
+                raise ValueError("dealer: a dealer's id of 1 to 64 printable characters, or null to sign out")
+            events = self.controller.request(i.DealerSignIn(dealer=dealer, by=who))
         elif op == "new-shoe":
             # A line reader cannot report a new shoe: the supervisor does (the variant's decks).
             events = self.controller.request(i.ShoeNew(m.game.decks, announced_by=who))

@@ -111,6 +111,8 @@ class RoundStarted(EventBase, frozen=True, kw_only=True):
     betting_seconds: Seconds
     #: added: who started the round (button, dealer, supervisor), or null
     by: str | None | UnsetType = UNSET
+    #: added: the dealer signed in at the table when the round started (``dealer`` events)
+    dealer: str | UnsetType = UNSET
 
 
 class BettingClosed(EventBase, frozen=True, kw_only=True):
@@ -211,11 +213,21 @@ class CheckpointSigned(EventBase, frozen=True, kw_only=True):
     sig: str
 
 
+class DealerChanged(EventBase, frozen=True, kw_only=True):
+    """``dealer`` (added type): a dealer signed in at the table (``dealer``), or signed out (null).
+    Every round started after it carries the dealer (``round.start`` ``dealer``)."""
+
+    type: Literal["dealer"] = "dealer"
+    dealer: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None
+    #: who signed the dealer in: a supervisor (token) or the panel's badge reader
+    by: str
+
+
 E = TypeVar("E", bound="EventBase")
 
 Event: TypeAlias = (
     TableStateChanged | RoundStarted | BettingClosed | CardDealt | RoundResult | RoundVoided | Alert
-    | ShoeChanged | Heartbeat | CheckpointSigned
+    | ShoeChanged | Heartbeat | CheckpointSigned | DealerChanged
 )
 
 
@@ -230,7 +242,7 @@ EVENT_CLASSES: dict[str, type[EventBase]] = {
     _type_name(cls): cls
     for cls in (
         TableStateChanged, RoundStarted, BettingClosed, CardDealt, RoundResult, RoundVoided, Alert,
-        ShoeChanged, Heartbeat, CheckpointSigned,
+        ShoeChanged, Heartbeat, CheckpointSigned, DealerChanged,
     )
 }
 

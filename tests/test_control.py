@@ -79,6 +79,22 @@ def test_void_needs_a_token_and_is_journaled_with_who(table) -> None:
         "round.void", "camera fault", "supervisor li (token)", True)
 
 
+def test_a_dealer_is_signed_in_only_with_the_token_and_every_round_after_carries_her(table) -> None:
+    controller, server = table
+    assert ask(server, op="dealer", dealer="D042")["ok"] is False
+    for bad in ("", "x" * 65, "D\n42", 42):
+        assert ask(server, op="dealer", token=TOKEN, dealer=bad)["ok"] is False
+    answer = ask(server, op="dealer", token=TOKEN, dealer="D042", by="ana")
+    signed = [(e["type"], e["dealer"], e["by"]) for e in answer["events"]]
+    assert signed == [("dealer", "D042", "supervisor ana (token)")]
+    ask(server, op="press", button="start_round")
+    from table_controller.event_types import RoundStarted
+
+    assert [e.dealer for e in controller.journal.events() if isinstance(e, RoundStarted)][-1] == "D042"
+    out = ask(server, op="dealer", token=TOKEN, dealer=None)
+    assert out["ok"] is True and out["events"][0]["dealer"] is None
+
+
 def test_an_illegal_action_is_refused_with_the_reason(table) -> None:
     _, server = table
     answer = ask(server, op="resume", token=TOKEN)
@@ -169,7 +185,7 @@ def test_a_production_tables_control_socket_has_no_rig_ops(tmp_path: Path) -> No
         for op in ("press", "lay", "clear", "dark"):
             answer = ask(server, op=op, button="void_request")
             assert answer == {"ok": False, "error": (
-                f"unknown op {op!r}: this control socket serves status, resume, void, new-shoe "
+                f"unknown op {op!r}: this control socket serves status, resume, void, new-shoe, dealer "
                 "(a test rig's ops only with rig.control_ops)")}
     finally:
         server.close()

@@ -44,9 +44,14 @@ def an_event(**changes: Any) -> dict[str, Any]:
     return {k: v for k, v in event.items() if v is not ...}
 
 
+#: Event types added to the contract after the version 1 recordings were made (older consumers
+#: skip them as unknown types); every other type must be in the recordings.
+ADDED_SINCE_THE_RECORDINGS = {"dealer"}
+
+
 def test_the_recordings_hold_every_event_type_of_the_contract() -> None:
     seen = {json.loads(body)["type"] for body in RECORDED}
-    assert seen == set(et.EVENT_CLASSES)
+    assert seen == set(et.EVENT_CLASSES) - ADDED_SINCE_THE_RECORDINGS
     assert len(RECORDED) > 100
 
 

@@ -138,7 +138,8 @@ def test_the_openapi_document_describes_every_path(setup: Setup) -> None:
     studio, _, _ = setup
     status, doc = studio.get("/openapi.json")
     assert status == 200 and doc["openapi"].startswith("3.")
-    assert set(doc["paths"]) == {"/v1/tables", "/v1/tables/{table}/rounds", "/v1/tables/{table}/rounds/{round}"}
+    assert set(doc["paths"]) == {"/v1/tables", "/v1/tables/{table}/rounds", "/v1/tables/{table}/rounds/{round}",
+                                 "/v1/tables/{table}/statistics", "/v1/stream"}
 
 
 def test_a_voided_round_is_cancelled_with_its_reason() -> None:
@@ -148,7 +149,7 @@ def test_a_voided_round_is_cancelled_with_its_reason() -> None:
     common = {"table": "T01", "game": "baccarat", "round": "R7"}
     rows = [
         rec(10, RoundStarted(seq=10, ts="2026-12-02T10:00:00.000Z", variant="baccarat", betting_seconds=15,
-                             **common)),
+                             dealer="D042", **common)),
         rec(11, CardDealt(seq=11, ts="2026-12-02T10:00:20.000Z", position="player", index=0, code="AS",
                           source="shoe", **common)),
         rec(12, RoundVoided(seq=12, ts="2026-12-02T10:00:30.000Z", reason="misdeal: card dropped", refund=True,
@@ -157,7 +158,7 @@ def test_a_voided_round_is_cancelled_with_its_reason() -> None:
     rnd = assemble_round("T01", "R7", rows)
     assert rnd is not None
     assert (rnd.status, rnd.void_reason, rnd.ended_at) == ("cancelled", "misdeal: card dropped", rows[2].ts)
-    assert [c.code for c in rnd.cards] == ["AS"] and rnd.outcome is None
+    assert [c.code for c in rnd.cards] == ["AS"] and rnd.outcome is None and rnd.dealer == "D042"
     assert (rnd.first_seq, rnd.last_seq, rnd.last_hash) == (10, 12, "h12")
     assert assemble_round("T01", "R8", []) is None
 
@@ -267,6 +268,10 @@ def test_a_share_far_from_the_par_sheet_is_flagged() -> None:
     void = RoundRecord(table="T01", round="V", status="cancelled", game="baccarat", void_reason="misdeal: dropped",
                        started_at="2026-12-02T11:00:00.000Z", betting_closed_at="2026-12-02T11:00:15.000Z",
                        ended_at="2026-12-02T11:00:20.000Z")
+    from table_controller.studio.statistics import table_report
+
+    by_dealer = table_report("T01", "baccarat", [*fair[:3], msgspec.structs.replace(void, dealer="D7")], None)
+    assert [(d["period"], d["rounds"], d["voids"]) for d in by_dealer["dealers"]] == [("D7", 1, 1), ("unknown", 3, 0)]
     whole, hours = period_stats([*fair[:3], void])
     assert (whole.rounds, whole.results, whole.voids, dict(whole.voids_by_cause)) == (4, 3, 1, {"misdeal": 1})
     assert [h.period for h in hours] == ["2026-12-02T10:00Z", "2026-12-02T11:00Z"]

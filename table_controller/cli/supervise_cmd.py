@@ -41,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     resume.add_argument("--card", help="the confirmed card, when the round awaits one (e.g. TS)")
     void = actions.add_parser("void", help="void the round in progress and refund every bet")
     void.add_argument("--reason", default="voided by supervisor", help="reason (journaled)")
+    dealer = actions.add_parser("dealer", help="sign a dealer in at the table (journaled; every round after "
+                                               "it carries the dealer), or out with --sign-out")
+    who = dealer.add_mutually_exclusive_group(required=True)
+    who.add_argument("--id", dest="dealer_id", help="the dealer's id, as the studio's rota names them (e.g. D042)")
+    who.add_argument("--sign-out", action="store_true", help="the dealer signed in leaves the table")
     actions.add_parser(
         "new-shoe",
         help="tell the table a new shoe was loaded (for readers that cannot say so: line readers)",
@@ -88,6 +93,8 @@ def run_supervise(args: argparse.Namespace) -> int:
         request["card"] = args.card
     if args.action == "void":
         request["reason"] = args.reason
+    if args.action == "dealer":
+        request["dealer"] = None if args.sign_out else args.dealer_id
     curve = None
     if args.client_key or args.server_key:
         if not (args.client_key and args.server_key):
@@ -107,6 +114,7 @@ def run_supervise(args: argparse.Namespace) -> int:
     else:
         for event in answer["events"]:
             print(
-                f"{event['seq']} {event['type']} {event.get('state') or event.get('code') or event.get('reason') or ''}"
+                f"{event['seq']} {event['type']} "
+                f"{event.get('state') or event.get('code') or event.get('reason') or event.get('dealer') or ''}"
             )
     return 0 if answer.get("ok") else 1

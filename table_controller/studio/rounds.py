@@ -50,6 +50,7 @@ class RoundRecord(msgspec.Struct, frozen=True, kw_only=True):
     status: RoundStatus
     game: str
     variant: str | None = None
+    dealer: str | None = None
     started_by: str | None = None
     started_at: str | None = None
     betting_closed_at: str | None = None
@@ -71,6 +72,7 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True):
     table: str
     round: str
     status: RoundStatus
+    dealer: str | None
     started_at: str | None
     ended_at: str | None
     outcome: dict[str, Any] | None
@@ -95,8 +97,9 @@ def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord]) 
         last, last_hash = rec.seq, rec.hash
         game = game or event.game
         match event:
-            case RoundStarted(variant=variant, by=by):
-                fields.update(variant=variant, started_at=event.ts, started_by=None if by is UNSET else by)
+            case RoundStarted(variant=variant, by=by, dealer=dealer):
+                fields.update(variant=variant, started_at=event.ts, started_by=None if by is UNSET else by,
+                              dealer=None if dealer is UNSET else dealer)
             case BettingClosed():
                 fields["betting_closed_at"] = event.ts
             case CardDealt(position=position, index=index, code=code, source=source):
@@ -119,6 +122,6 @@ def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord]) 
 
 
 def summary(record: RoundRecord) -> RoundSummary:
-    return RoundSummary(table=record.table, round=record.round, status=record.status,
+    return RoundSummary(table=record.table, round=record.round, status=record.status, dealer=record.dealer,
                         started_at=record.started_at, ended_at=record.ended_at, outcome=record.outcome,
                         void_reason=record.void_reason)

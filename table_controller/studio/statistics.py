@@ -132,8 +132,17 @@ def outcome_checks(rounds: Iterable[RoundRecord], par: Mapping[str, Any]) -> lis
 
 def table_report(table: str, variant: str | None, rounds: list[RoundRecord],
                  par: Mapping[str, Any] | None) -> dict[str, Any]:
-    """One table's report as JSON-ready data."""
+    """One table's report as JSON-ready data: in all, per hour, per dealer, and the outcomes."""
     whole, hours = period_stats(rounds)
+    by_dealer: dict[str, list[RoundRecord]] = defaultdict(list)
+    for r in rounds:
+        by_dealer[r.dealer or "unknown"].append(r)
+    dealers = []
+    for dealer in sorted(by_dealer):
+        stats, _ = period_stats(by_dealer[dealer])
+        stats.period = dealer
+        dealers.append(stats.to_dict())
     checks = outcome_checks(rounds, par) if par is not None else []
     return {"table": table, "variant": variant, "all": whole.to_dict(), "hours": [h.to_dict() for h in hours],
-            "outcomes": [c.to_dict() for c in checks], "flagged": [c.to_dict() for c in checks if c.flagged]}
+            "dealers": dealers, "outcomes": [c.to_dict() for c in checks],
+            "flagged": [c.to_dict() for c in checks if c.flagged]}

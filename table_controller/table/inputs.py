@@ -17,6 +17,7 @@ __all__ = [
     "CardMisplaced",
     "CloseBetting",
     "DeviceFault",
+    "DealerSignIn",
     "DeviceWarning",
     "ExposedCard",
     "ExtraCard",
@@ -207,6 +208,14 @@ class SupervisorVoid:
     reason: str = "voided by supervisor"
 
 
+@dataclass(frozen=True)
+class DealerSignIn:
+    """A dealer signs in at the table (``dealer``), or the one signed in signs out (None)."""
+
+    dealer: str | None
+    by: str
+
+
 TableInput = (
     StartRound
     | CloseBetting
@@ -230,4 +239,5 @@ TableInput = (
     | DeviceWarning
     | SupervisorResume
     | SupervisorVoid
+    | DealerSignIn
 )

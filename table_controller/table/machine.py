@@ -102,6 +102,8 @@ class TableMachine:
         self.state: State = ROUND.initial
         self.reason: str | None = None
         self.round_id: str | None = None
+        #: the dealer signed in (``dealer`` events), or None
+        self.dealer: str | None = None
         self.round_no = 0
         self.deal: Deal | None = None
         self.pause: Pause | None = None
@@ -315,6 +317,7 @@ class TableMachine:
         round_id = f"{self.table}-{self.round_no + 1:06d}"
         self._emit(ev.RoundStarted(
             round=round_id, variant=self.game.variant.id, betting_seconds=self.betting_seconds, by=e.by,
+            dealer=self.dealer if self.dealer is not None else ev.UNSET,
         ))
         self._set_state(BETTING)
 
@@ -526,6 +529,9 @@ class TableMachine:
         else:
             self._set_state(IDLE, f"shoe accepted by {by}", by=by)
 
+    def _on_DealerSignIn(self, e: i.DealerSignIn) -> None:
+        self._emit(ev.DealerChanged(dealer=e.dealer, by=e.by))
+
     def _on_SupervisorVoid(self, e: i.SupervisorVoid) -> None:
         self._void(e.reason, by=e.by)
 
@@ -555,6 +561,8 @@ class TableMachine:
                 self._apply_state(event, ts)
             case ev.BettingClosed():
                 self.betting_ends = None
+            case ev.DealerChanged(dealer=dealer):
+                self.dealer = dealer
             case ev.CardDealt():
                 self._apply_card(event)
             case ev.RoundResult() | ev.RoundVoided():
@@ -635,6 +643,7 @@ _HANDLERS: dict[type, Callable[[TableMachine, Any], None]] = {
     i.DeviceWarning: TableMachine._on_DeviceWarning,
     i.SupervisorResume: TableMachine._on_SupervisorResume,
     i.SupervisorVoid: TableMachine._on_SupervisorVoid,
+    i.DealerSignIn: TableMachine._on_DealerSignIn,
 }
 """The handler of every input the declaration does not refuse (one per input type)."""
 if set(_HANDLERS) != {kind for _, kind in _OUTCOMES}:

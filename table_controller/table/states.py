@@ -287,6 +287,8 @@ ROUND = Declaration(
                                                                       *NEW_SHOE)),
         On(i.ShoeNew,        (CLOSED,),                        handle(to(IDLE, "new shoe"), *NEW_SHOE)),
         On(i.ShoeCut,        EVERY_STATE,                      STAY),
+        # a dealer may sign in or out at any moment: the rounds started after it carry the dealer
+        On(i.DealerSignIn,   EVERY_STATE,                      STAY),
         On(i.ShoeEmpty,      (IDLE, RESULT),                   handle(to(CLOSED, "shoe empty"))),
         On(i.ShoeEmpty,      (BETTING, CLOSED),                STAY),
         On(i.ShoeEmpty,      (DEALING,),                       handle(to(PAUSED, "shoe empty mid-round"),
