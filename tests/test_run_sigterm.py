@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from shoe_process_fixture import simulated_shoe
 
 from table_controller.control import token_digest
 from table_controller.journal import verify_journal
@@ -39,15 +40,7 @@ DELAYS = (0.0, 0.01, 0.03, 0.06, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6,
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeProcess]:
-    link = tmp_path / "T01.shoe"
-    with open(tmp_path / "shoe.log", "a", encoding="utf-8") as log:
-        shoe = ShoeProcess(
-            [sys.executable, "-m", "table_controller", "shoe", "sim", "--link", "pty",
-             "--device-link", str(link), "--decks", "8"],
-            link, log,
-        )
-        yield shoe
-        shoe.stop()
+    yield from simulated_shoe(tmp_path)
 
 
 def _config(tmp_path: Path, shoe: ShoeProcess, journal: Path) -> tuple[Path, str]:

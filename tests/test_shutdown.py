@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from shoe_process_fixture import simulated_shoe
 
 from table_controller.control import token_digest
 from table_controller.journal import verify_journal
@@ -79,15 +80,7 @@ def test_a_control_socket_closes_at_once_after_a_request_without_the_delimiter()
 
 @pytest.fixture
 def shoe(tmp_path: Path) -> Iterator[ShoeProcess]:
-    link = tmp_path / "T01.shoe"
-    with open(tmp_path / "shoe.log", "a", encoding="utf-8") as log:
-        shoe = ShoeProcess(
-            [sys.executable, "-m", "table_controller", "shoe", "sim", "--link", "pty",
-             "--device-link", str(link), "--decks", "8"],
-            link, log,
-        )
-        yield shoe
-        shoe.stop()
+    yield from simulated_shoe(tmp_path)
 
 
 @pytest.mark.slow

@@ -21,13 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve = sub.add_parser("serve", help="serve the API until Ctrl-C or SIGTERM",
                            description="Serve /v1/tables, /v1/tables/T/rounds, /v1/tables/T/rounds/R and "
                                        "/openapi.json over the archive.")
-    serve.add_argument("--db", required=True, type=Path, help="the archive file")
+    _archive_arg(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8090, help="port (default 8090)")
     serve.set_defaults(func=run_serve)
     key = sub.add_parser("key", help="make an API key (shown once; only its hash is kept)",
                          description="Make an API key scoped to some tables, or to all with '*'.")
-    key.add_argument("--db", required=True, type=Path, help="the archive file")
+    _archive_arg(key)
     key.add_argument("--name", required=True, help="who the key is for (an operator, a platform)")
     key.add_argument("--tables", required=True, help="comma-separated tables, or '*' for every table")
     key.add_argument("--json", action="store_true", help="print the key as a JSON object")
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Per table, per hour and in all: rounds, results, voids by cause, mean betting / "
                     "dealing / round seconds, and every bet's outcome shares against the exact PAR sheet "
                     "with a 99 % interval; a share outside it is flagged.")
-    report.add_argument("--db", required=True, type=Path, help="the archive file")
+    _archive_arg(report)
     report.add_argument("--table", action="append", help="a table (repeat; default: every archived table)")
     report.add_argument("--from", dest="since", help="rounds started at or after this RFC 3339 time")
     report.add_argument("--to", dest="until", help="rounds started before this RFC 3339 time")
@@ -58,6 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     demo.add_argument("--stay", action="store_true", help="keep archiving and serving after the tables end")
     demo.add_argument("--json", action="store_true", help="print the key and each archive turn as JSON lines")
     demo.set_defaults(func=run_demo)
+
+
+def _archive_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", required=True, type=Path, help="the archive file (table-controller archive)")
 
 
 def run_serve(args: argparse.Namespace) -> int:
