@@ -14,9 +14,12 @@ from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.archive.store import SQLiteArchive
 from table_controller.event_types import parse_ts
@@ -54,18 +57,9 @@ def _ts_param(request: Request, name: str) -> str | None:
 def create_app(archive: SQLiteArchive) -> Starlette:
     """The API over ``archive`` (shared by every request; the archive serialises its reads)."""
 
-    def scope(request: Request) -> list[str] | None:
-        header = request.headers.get("authorization", "")
-        key = header[7:].strip() if header.lower().startswith("bearer ") else request.headers.get("x-api-key", "")
-        if not key or len(key) > 200:
-            return None
-        return archive.api_key_tables(key_hash(key))
-
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
-            tables = await asyncio.to_thread(scope, request)
-            if tables is None:
-                return _error(401, "a valid API key is required")
+            tables: list[str] = request.scope[_TABLES]  # set by KeyGate, which let the request through
             table = request.path_params.get("table")
             if table is not None and not may_read(tables, table):
                 return _error(404, f"no table {table}")
@@ -127,7 +121,37 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         Route("/v1/tables/{table}/rounds", guarded(list_rounds)),
         Route("/v1/tables/{table}/rounds/{round}", guarded(one_round)),
         Route("/openapi.json", openapi),
-    ])
+    ], middleware=[Middleware(KeyGate, archive=archive)])
+
+
+#: Where :class:`KeyGate` leaves the tables of the request's key, in the ASGI scope.
+_TABLES = "studio.tables"
+
+
+class KeyGate:
+    """Every HTTP request but one for ``/openapi.json`` needs a valid key before it is routed:
+    without one the answer is 401 whatever the path or method (no 404, 405 or redirect that
+    would map the routes to someone without a key)."""
+
+    def __init__(self, app: ASGIApp, archive: SQLiteArchive) -> None:
+        self.app, self.archive = app, archive
+
+    def tables(self, headers: Headers) -> list[str] | None:
+        header = headers.get("authorization", "")
+        key = header[7:].strip() if header.lower().startswith("bearer ") else headers.get("x-api-key", "")
+        if not key or len(key) > 200:
+            return None
+        return self.archive.api_key_tables(key_hash(key))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] == "/openapi.json":
+            await self.app(scope, receive, send)
+            return
+        tables = await asyncio.to_thread(self.tables, Headers(scope=scope))
+        if tables is None:
+            await _error(401, "a valid API key is required")(scope, receive, send)
+            return
+        await self.app({**scope, _TABLES: tables}, receive, send)
 
 
 _KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
