@@ -74,3 +74,12 @@ def test_without_a_key_every_path_and_method_is_401(studio: Attack, method: str,
 def test_the_openapi_document_still_needs_no_key(studio: Attack) -> None:
     server, _ = studio
     assert call(server, "/openapi.json")[0] == 200
+
+
+def test_a_table_the_archive_does_not_hold_is_404_for_every_key(studio: Attack) -> None:
+    server, keys = studio
+    for key, table in ((keys["all"], "T09"), (keys["all"], "NOPE"), (keys["t09"], "T09"), (keys["t09"], "T01")):
+        for path in (f"/v1/tables/{table}/rounds", f"/v1/tables/{table}/rounds/R1"):
+            status, body = call(server, path, key)
+            assert (status, body) == (404, {"error": f"no table {table}"}), (key, path)
+    assert call(server, "/v1/tables/T01/rounds", keys["all"])[0] == 200
