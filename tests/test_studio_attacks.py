@@ -83,3 +83,46 @@ def test_a_table_the_archive_does_not_hold_is_404_for_every_key(studio: Attack) 
             status, body = call(server, path, key)
             assert (status, body) == (404, {"error": f"no table {table}"}), (key, path)
     assert call(server, "/v1/tables/T01/rounds", keys["all"])[0] == 200
+
+
+@pytest.mark.parametrize("query", [
+    "cursor=9223372036854775808", "cursor=99999999999999999999999",  # past SQLite's INTEGER: was a 500
+    "limit=1_0", "limit=%20%205%20", "limit=%D9%A3", "cursor=%2B5",  # int() is lenient; the API is not
+    "from=2026-11-29T18:40:00",  # no offset: not RFC 3339 (was read as the server's local time)
+    "from=2026-11-29", "from=20261129T184000Z", "from=2026-W48-7", "from=2026-11-29T18:40:00%2B00:00:30",
+    "from=2026-11-29T18:40:00.5%2B01", "from=2026-11-29%2018:40:00Z",
+    "from=2026-11-29T18:40:10Z&to=2026-11-29T18:40:00Z",  # a window that ends before it starts
+    "from=0001-01-01T00:00:00%2B01:00", "to=9999-12-31T23:59:59-23:59",  # outside years 1-9999 in UTC
+])
+def test_an_odd_parameter_is_a_400_that_names_it(studio: Attack, query: str) -> None:
+    server, keys = studio
+    status, body = call(server, f"/v1/tables/T01/rounds?{query}", keys["all"])
+    name = query.split("=")[0]
+    assert status == 400 and isinstance(body, dict) and name in body["error"], (query, status, body)
+
+
+@pytest.mark.parametrize("since", ["0001-01-01T00:00:00Z", "0999-01-01T00:00:00Z", "1970-01-01t00:00:00z"])
+def test_a_window_from_the_far_past_holds_every_round(studio: Attack, since: str) -> None:
+    server, keys = studio
+    status, page = call(server, f"/v1/tables/T01/rounds?from={since}", keys["all"])
+    assert status == 200, page
+    assert [r["round"] for r in page["rounds"]] == ["R1", "R2", "R3", "R4"]
+    assert page["from"] == since.upper()[:19] + ".000Z"
+
+
+@pytest.mark.parametrize("until", ["0001-01-01T00:00:00Z", "0001-01-01T00:30:00Z", "0999-01-01T00:00:00Z"])
+def test_a_window_ending_in_the_far_past_is_empty(studio: Attack, until: str) -> None:
+    server, keys = studio
+    status, page = call(server, f"/v1/tables/T01/rounds?to={until}", keys["all"])
+    assert status == 200 and page["rounds"] == [], page
+
+
+def test_a_time_finer_than_a_millisecond_does_not_widen_the_window(studio: Attack) -> None:
+    server, keys = studio
+    rounds = call(server, "/v1/tables/T01/rounds?from=2000-01-01T00:00:00Z", keys["all"])[1]["rounds"]
+    first = rounds[0]["started_at"]  # 2026-11-29T18:40:00.000Z
+    after = first[:-1] + "0001Z"  # a tenth of a millisecond after R1 started
+    status, page = call(server, f"/v1/tables/T01/rounds?from={after}", keys["all"])
+    assert status == 200 and "R1" not in [r["round"] for r in page["rounds"]], page
+    status, page = call(server, f"/v1/tables/T01/rounds?from=2000-01-01T00:00:00Z&to={after}", keys["all"])
+    assert status == 200 and [r["round"] for r in page["rounds"]] == ["R1"], page
