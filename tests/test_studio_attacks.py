@@ -162,3 +162,12 @@ def test_the_work_of_one_round_does_not_grow_with_the_archive(tmp_path: Path) ->
         server.stop()
         archive.close()
         table.close()
+
+
+@pytest.mark.parametrize(("method", "path", "status"), [
+    ("GET", "/v1/nope", 404), ("GET", "/v1/tables/T01%2F..%2FT02/rounds/R1", 404), ("POST", "/v1/tables", 405)])
+def test_with_a_key_an_unknown_path_or_method_is_a_json_refusal(studio: Attack, method: str, path: str,
+                                                                status: int) -> None:
+    server, keys = studio
+    got, body = call(server, path, keys["all"], method=method)
+    assert got == status and isinstance(body, dict) and body["error"], (got, body)

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -150,6 +151,11 @@ def create_app(archive: SQLiteArchive) -> Starlette:
             return _error(404, f"no round {round_id} at table {table}")
         return _json(rnd)
 
+    async def refused(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such path, method not allowed) as JSON, like the API's."""
+        assert isinstance(exc, HTTPException)
+        return _error(exc.status_code, exc.detail)
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(OPENAPI)
 
@@ -158,7 +164,7 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         Route("/v1/tables/{table}/rounds", guarded(list_rounds)),
         Route("/v1/tables/{table}/rounds/{round}", guarded(one_round)),
         Route("/openapi.json", openapi),
-    ], middleware=[Middleware(KeyGate, archive=archive)])
+    ], middleware=[Middleware(KeyGate, archive=archive)], exception_handlers={HTTPException: refused})
 
 
 #: Where :class:`KeyGate` leaves the tables of the request's key, in the ASGI scope.
