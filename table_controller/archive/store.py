@@ -188,7 +188,9 @@ class SQLiteArchive:
         """Every archived row of one round, in seq order."""
         with self._lock:
             rows = self._conn.execute(
-                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND round = ? ORDER BY seq",
+                # without INDEXED BY the planner walks the table's whole primary key (for the ORDER BY)
+                "SELECT seq, ts, type, round, body, hash FROM events INDEXED BY events_round "
+                "WHERE tbl = ? AND round = ? ORDER BY seq",
                 (table, round_id)).fetchall()
         return [JournalRecord(*r) for r in rows]
 

@@ -9,17 +9,21 @@ tables exist beyond its own). ``/openapi.json`` (no key needed) describes it all
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.archive.store import SQLiteArchive
-from table_controller.event_types import parse_ts
 from table_controller.studio.history import EVERYTHING, studio_report
 from table_controller.studio.keys import key_hash, may_read
 from table_controller.studio.rounds import assemble_round, summary
@@ -52,41 +56,70 @@ def _error(status: int, text: str) -> JSONResponse:
     return JSONResponse({"error": text}, status_code=status)
 
 
-def _ts_param(request: Request, name: str) -> str | None:
-    """An RFC 3339 time from the query, normalised to the journal's text form; ValueError."""
+#: An RFC 3339 date-time (section 5.6): ASCII digits, a 'T', seconds, an offset; no more than nanoseconds.
+_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
+                      r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))")
+#: A cursor is a seq: an SQLite INTEGER.
+MAX_CURSOR = 2**63 - 1
+
+
+def _text(moment: datetime) -> str:
+    """The journal's text form of a UTC time (``%Y`` would not pad a year before 1000)."""
+    return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:{moment.minute:02d}:"
+            f"{moment.second:02d}.{moment.microsecond // 1000:03d}Z")
+
+
+def _ts_param(request: Request, name: str) -> datetime | None:
+    """An RFC 3339 time from the query in UTC, rounded up to the millisecond (a journal time,
+    in whole milliseconds, is before it exactly when it is before the rounded time); ValueError."""
     raw = request.query_params.get(name)
     if raw is None:
         return None
+    match = _RFC3339.fullmatch(raw)
+    if match is None:
+        raise ValueError(f"{name}: not an RFC 3339 time such as 2026-12-02T10:00:00Z: {raw[:40]!r}")
+    year, month, day, hour, minute, second, fraction, sign, off_hours, off_minutes = match.groups()
     try:
-        epoch = parse_ts(raw)
-    except Exception as e:
-        raise ValueError(f"{name}: not an RFC 3339 time ({e})") from None
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), tzinfo=UTC)
+        if sign is not None:
+            if int(off_hours) > 23 or int(off_minutes) > 59:
+                raise ValueError("offset out of range")
+            offset = timedelta(hours=int(off_hours), minutes=int(off_minutes))
+            moment = moment - offset if sign == "+" else moment + offset
+        if fraction:
+            moment += timedelta(milliseconds=-(-int(fraction) * 1000 // 10 ** len(fraction)))
+    except (ValueError, OverflowError) as e:
+        raise ValueError(f"{name}: not a time in the years 1 to 9999 UTC: {raw[:40]!r} ({e})") from None
+    return moment
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int, what: str) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not re.fullmatch(r"[0-9]{1,19}", raw) or not low <= int(raw) <= high:
+        raise ValueError(f"{name}: {what}, not {raw[:40]!r}")
+    return int(raw)
 
 
 def create_app(archive: SQLiteArchive) -> Starlette:
     """The API over ``archive`` (shared by every request; the archive serialises its reads)."""
 
-    def scope(request: Request) -> list[str] | None:
-        header = request.headers.get("authorization", "")
-        key = header[7:].strip() if header.lower().startswith("bearer ") else request.headers.get("x-api-key", "")
-        if not key or len(key) > 200:
-            return None
-        return archive.api_key_tables(key_hash(key))
-
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
-            tables = await asyncio.to_thread(scope, request)
-            if tables is None:
-                return _error(401, "a valid API key is required")
+            tables: list[str] = request.scope[_TABLES]  # set by KeyGate, which let the request through
             table = request.path_params.get("table")
-            if table is not None and not may_read(tables, table):
-                return _error(404, f"no table {table}")
             try:
-                return await asyncio.to_thread(handler, request, tables)
+                return await asyncio.to_thread(call, handler, request, tables, table)
             except ValueError as e:
                 return _error(400, str(e))
         return endpoint
+
+    def call(handler: Any, request: Request, tables: list[str], table: str | None) -> Response:
+        # a table outside the key's scope and one the archive does not hold look the same
+        if table is not None and (not may_read(tables, table) or archive.last(table)[0] == 0):
+            return _error(404, f"no table {table}")
+        return handler(request, tables)  # type: ignore[no-any-return]
 
     def list_tables(request: Request, tables: list[str]) -> Response:
         out = []
@@ -103,33 +136,34 @@ def create_app(archive: SQLiteArchive) -> Starlette:
 
     def list_rounds(request: Request, tables: list[str]) -> Response:
         table = request.path_params["table"]
-        until = _ts_param(request, "to") or FAR_FUTURE
-        since = _ts_param(request, "from")
+        end, since = _ts_param(request, "to"), _ts_param(request, "from")
         if since is None:
-            end = datetime.now(UTC) if until == FAR_FUTURE else datetime.fromtimestamp(parse_ts(until), UTC)
-            since = (end - DEFAULT_WINDOW).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        try:
-            limit = int(request.query_params.get("limit", DEFAULT_PAGE))
-            after = int(request.query_params.get("cursor", "0"))
-        except ValueError:
-            raise ValueError("limit and cursor are whole numbers") from None
-        if not 1 <= limit <= MAX_PAGE or after < 0:
-            raise ValueError(f"limit is 1 to {MAX_PAGE}, cursor a cursor this API gave")
-        starts = archive.round_starts(table, since, until, after, limit + 1)
+            try:
+                since = (end or datetime.now(UTC)) - DEFAULT_WINDOW
+            except OverflowError:
+                since = datetime.min.replace(tzinfo=UTC)
+        if end is not None and since > end:
+            raise ValueError(f"from ({_text(since)}) is after to ({_text(end)})")
+        limit = _int_param(request, "limit", DEFAULT_PAGE, 1, MAX_PAGE, f"a whole number from 1 to {MAX_PAGE}")
+        after = _int_param(request, "cursor", 0, 0, MAX_CURSOR, "a next_cursor this API gave")
+        since_text, until = _text(since), FAR_FUTURE if end is None else _text(end)
+        starts = archive.round_starts(table, since_text, until, after, limit + 1)
         page, more = starts[:limit], len(starts) > limit
         rounds = []
         for round_id, _, _ in page:
             rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
             if rnd is not None:
                 rounds.append(summary(rnd))
-        return _json({"table": table, "from": since, "to": until, "rounds": rounds,
+        return _json({"table": table, "from": since_text, "to": until, "rounds": rounds,
                       "next_cursor": str(page[-1][2]) if more else None})
 
     def statistics(request: Request, tables: list[str]) -> Response:
         table = request.path_params["table"]
-        since = _ts_param(request, "from") or EVERYTHING[0]
-        until = _ts_param(request, "to") or EVERYTHING[1]
-        return _json(studio_report(archive, [table], since, until)["tables"][0])
+        since, end = _ts_param(request, "from"), _ts_param(request, "to")
+        if since is not None and end is not None and since > end:
+            raise ValueError(f"from ({_text(since)}) is after to ({_text(end)})")
+        return _json(studio_report(archive, [table], EVERYTHING[0] if since is None else _text(since),
+                                   EVERYTHING[1] if end is None else _text(end))["tables"][0])
 
     def one_round(request: Request, tables: list[str]) -> Response:
         table, round_id = request.path_params["table"], request.path_params["round"]
@@ -141,9 +175,7 @@ def create_app(archive: SQLiteArchive) -> Starlette:
     async def stream(request: Request) -> Response:
         """Server-sent events: every round result and void as it is archived (``event: round``,
         ``data``: the round summary, ``id``: ``T01:seq,T02:seq`` to resume with Last-Event-ID)."""
-        tables = await asyncio.to_thread(scope, request)
-        if tables is None:
-            return _error(401, "a valid API key is required")
+        tables: list[str] = request.scope[_TABLES]  # set by KeyGate, which let the request through
         cursor = _cursor(request.headers.get("last-event-id") or request.query_params.get("since", ""))
         since_now = "last-event-id" not in request.headers and "since" not in request.query_params
 
@@ -172,6 +204,11 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    async def refused(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such path, method not allowed) as JSON, like the API's."""
+        assert isinstance(exc, HTTPException)
+        return _error(exc.status_code, exc.detail)
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(OPENAPI)
 
@@ -182,7 +219,37 @@ def create_app(archive: SQLiteArchive) -> Starlette:
         Route("/v1/tables/{table}/statistics", guarded(statistics)),
         Route("/v1/stream", stream),
         Route("/openapi.json", openapi),
-    ])
+    ], middleware=[Middleware(KeyGate, archive=archive)], exception_handlers={HTTPException: refused})
+
+
+#: Where :class:`KeyGate` leaves the tables of the request's key, in the ASGI scope.
+_TABLES = "studio.tables"
+
+
+class KeyGate:
+    """Every HTTP request but one for ``/openapi.json`` needs a valid key before it is routed:
+    without one the answer is 401 whatever the path or method (no 404, 405 or redirect that
+    would map the routes to someone without a key)."""
+
+    def __init__(self, app: ASGIApp, archive: SQLiteArchive) -> None:
+        self.app, self.archive = app, archive
+
+    def tables(self, headers: Headers) -> list[str] | None:
+        header = headers.get("authorization", "")
+        key = header[7:].strip() if header.lower().startswith("bearer ") else headers.get("x-api-key", "")
+        if not key or len(key) > 200:
+            return None
+        return self.archive.api_key_tables(key_hash(key))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] == "/openapi.json":
+            await self.app(scope, receive, send)
+            return
+        tables = await asyncio.to_thread(self.tables, Headers(scope=scope))
+        if tables is None:
+            await _error(401, "a valid API key is required")(scope, receive, send)
+            return
+        await self.app({**scope, _TABLES: tables}, receive, send)
 
 
 _KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
