@@ -151,7 +151,8 @@ def test_unknown_snapshot_request_gets_an_error_reply(context, publisher):
     dealer.connect(publisher.bound_snapshot)
     dealer.send_multipart([b"", b"not json"])
     assert dealer.poll(5000)
-    assert json.loads(dealer.recv_multipart()[-1]) == {"error": 'unknown request; send {"op": "snapshot"}'}
+    assert json.loads(dealer.recv_multipart()[-1]) == {
+        "error": 'unknown request; send {"op": "snapshot"} or {"op": "replay", "after_seq": N, "limit": M}'}
     dealer.close(linger=0)
 
 
