@@ -7,10 +7,15 @@
    (:mod:`calibration.deck_model`); a doubtful card is looked at again around
    its most card-like outline, and read only if that view is clear, near a
    card, of the rank the templates' own read gives, and contradicted by no outline
-   (:meth:`Recognizer._read`). Otherwise the card is reported with
-   ``code=None``: never a guess.
+   (:meth:`Recognizer._read`); still doubtful, its outline is aligned to the
+   likeliest face (:func:`~firmware_interfaces.camera.alignment.align_to_face`)
+   and read again under the same tests. Otherwise the card is reported with
+   ``code=None`` (where the felt's grain shows through, not at all): never a guess.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
    every slot: dropped or exposed).
+
+A frame in which nothing on the table moved since the last frame read in full
+gets that read again (:mod:`firmware_interfaces.camera.change`).
 """
 
 from __future__ import annotations
