@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from table_controller.errors import TableError
 from table_controller.event_types import EventError, decode_event
@@ -85,7 +85,10 @@ class SQLiteArchive:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the one writing connection
+        self._local = threading.local()  # one read-only connection per reading thread
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
             self._conn.execute("PRAGMA journal_mode=WAL")
@@ -93,6 +96,24 @@ class SQLiteArchive:
             self._migrate()
         except sqlite3.Error as e:
             raise ArchiveError(f"archive {self.path}: cannot open: {e}") from e
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of a read, on this thread's own read-only connection: readers never wait for
+        each other or for the writer (WAL), so one long request does not hold up the rest."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                                       check_same_thread=False, timeout=10)
+            except sqlite3.Error as e:
+                raise ArchiveError(f"archive {self.path}: cannot open for reading: {e}") from e
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.Error as e:
+            raise ArchiveError(f"archive {self.path}: cannot read: {e}") from e
 
     # -- schema --------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -124,10 +145,8 @@ class SQLiteArchive:
     # -- writing -------------------------------------------------------------------------
     def last(self, table: str) -> tuple[int, str]:
         """(seq, hash) of the table's last archived event; (0, 64 zeros) before any."""
-        with self._lock:
-            row = self._conn.execute("SELECT seq, hash FROM events WHERE tbl = ? ORDER BY seq DESC LIMIT 1",
-                                     (table,)).fetchone()
-        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+        rows = self._read("SELECT seq, hash FROM events WHERE tbl = ? ORDER BY seq DESC LIMIT 1", (table,))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
 
     def append(self, slice_: ReplaySlice, archived_at: str) -> int:
         """Keep the slice's events (already :meth:`ReplaySlice.verify`-ed); returns how many
@@ -169,47 +188,42 @@ class SQLiteArchive:
     # -- reading -------------------------------------------------------------------------
     def tables(self) -> dict[str, tuple[int, str]]:
         """Every archived table with its last (seq, hash)."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT e.tbl, e.seq, e.hash FROM events e JOIN (SELECT tbl, MAX(seq) AS seq FROM events "
-                "GROUP BY tbl) m ON e.tbl = m.tbl AND e.seq = m.seq ORDER BY e.tbl").fetchall()
+        rows = self._read(
+            "SELECT e.tbl, e.seq, e.hash FROM events e JOIN (SELECT tbl, MAX(seq) AS seq FROM events "
+            "GROUP BY tbl) m ON e.tbl = m.tbl AND e.seq = m.seq ORDER BY e.tbl")
         return {str(t): (int(s), str(h)) for t, s, h in rows}
 
     def events(self, table: str, after_seq: int = 0, limit: int | None = None) -> Iterator[ArchivedEvent]:
         """The table's archived events after ``after_seq``, in seq order."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT tbl, seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? ORDER BY seq "
-                "LIMIT ?", (table, after_seq, -1 if limit is None else limit)).fetchall()
+        rows = self._read(
+            "SELECT tbl, seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? ORDER BY seq "
+            "LIMIT ?", (table, after_seq, -1 if limit is None else limit))
         for r in rows:
             yield ArchivedEvent(r[0], JournalRecord(*r[1:]))
 
     def round_rows(self, table: str, round_id: str) -> list[JournalRecord]:
         """Every archived row of one round, in seq order."""
-        with self._lock:
-            rows = self._conn.execute(
-                # without INDEXED BY the planner walks the table's whole primary key (for the ORDER BY)
-                "SELECT seq, ts, type, round, body, hash FROM events INDEXED BY events_round "
-                "WHERE tbl = ? AND round = ? ORDER BY seq",
-                (table, round_id)).fetchall()
+        rows = self._read(
+            # without INDEXED BY the planner walks the table's whole primary key (for the ORDER BY)
+            "SELECT seq, ts, type, round, body, hash FROM events INDEXED BY events_round "
+            "WHERE tbl = ? AND round = ? ORDER BY seq",
+            (table, round_id))
         return [JournalRecord(*r) for r in rows]
 
     def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
                      limit: int = 100) -> list[tuple[str, str, int]]:
         """(round id, start ts, start seq) of the table's rounds started in [since, until), after
         the start seq ``after_seq`` (a cursor), in seq order."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT round, ts, seq FROM events WHERE tbl = ? AND type = 'round.start' AND seq > ? "
-                "AND ts >= ? AND ts < ? ORDER BY seq LIMIT ?", (table, after_seq, since_ts, until_ts, limit)).fetchall()
+        rows = self._read(
+            "SELECT round, ts, seq FROM events WHERE tbl = ? AND type = 'round.start' AND seq > ? "
+            "AND ts >= ? AND ts < ? ORDER BY seq LIMIT ?", (table, after_seq, since_ts, until_ts, limit))
         return [(str(r), str(t), int(q)) for r, t, q in rows]
 
     def recent_settlements(self, table: str, limit: int = 20) -> list[JournalRecord]:
         """The table's last ``limit`` results and voids, newest first."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? "
-                "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT ?", (table, limit)).fetchall()
+        rows = self._read(
+            "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? "
+            "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT ?", (table, limit))
         return [JournalRecord(*r) for r in rows]
 
     def settlements_after(self, cursor: dict[str, int], tables: list[str],
@@ -217,13 +231,12 @@ class SQLiteArchive:
         """Results and voids of ``tables`` archived after ``cursor`` (table -> seq; a table
         not in it: from its start), table by table in seq order, at most ``limit`` a table."""
         out: list[tuple[str, JournalRecord]] = []
-        with self._lock:
-            for table in tables:
-                rows = self._conn.execute(
-                    "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? "
-                    "AND type IN ('round.result', 'round.void') ORDER BY seq LIMIT ?",
-                    (table, cursor.get(table, 0), limit)).fetchall()
-                out += [(table, JournalRecord(*r)) for r in rows]
+        for table in tables:
+            rows = self._read(
+                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? AND seq > ? "
+                "AND type IN ('round.result', 'round.void') ORDER BY seq LIMIT ?",
+                (table, cursor.get(table, 0), limit))
+            out += [(table, JournalRecord(*r)) for r in rows]
         return out
 
     # -- the studio API's keys -------------------------------------------------------------
@@ -235,19 +248,19 @@ class SQLiteArchive:
 
     def api_key_tables(self, key_hash: str) -> list[str] | None:
         """The tables a (hashed) key may read, or None for no such key or a revoked one."""
-        with self._lock:
-            row = self._conn.execute("SELECT tables FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
-                                     (key_hash,)).fetchone()
-        return [str(t) for t in json.loads(row[0])] if row else None
+        rows = self._read("SELECT tables FROM api_keys WHERE hash = ? AND revoked_at IS NULL", (key_hash,))
+        return [str(t) for t in json.loads(rows[0][0])] if rows else None
 
     def alerts(self, table: str | None = None) -> list[ArchiveAlert]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT at, tbl, kind, text FROM alerts WHERE ? IS NULL OR tbl = ? ORDER BY id",
-                (table, table)).fetchall()
+        rows = self._read("SELECT at, tbl, kind, text FROM alerts WHERE ? IS NULL OR tbl = ? ORDER BY id",
+                          (table, table))
         return [ArchiveAlert(*r) for r in rows]
 
     def close(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
         with self._lock:
             self._conn.close()
 
