@@ -11,6 +11,7 @@ from cardart import deck_or_skip, templates_for
 from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
+from calibration.templates import warp_card
 from firmware_interfaces.camera.alignment import align_to_face
 from firmware_interfaces.camera.finder import FoundCard
 from firmware_interfaces.camera.recognizer import Recognizer
@@ -101,3 +102,28 @@ def test_a_card_whose_outline_is_millimetres_off_is_still_read_and_never_read_wr
     assert wrong == 0
     # without the alignment, 4 of these 18 cards are read
     assert read >= 16, read
+
+
+def test_aligning_a_card_to_another_faces_print_never_gets_it_read_as_that_card() -> None:
+    """An affine free to stretch squeezed a 7H's pip columns into a 9H's (and, in the camera
+    soak, a 4C's into a 2C's) and the deck model then read the squeezed view clearly. Every
+    same-suit face is tried on these cards, from the true outline and from one a little off."""
+    templates = templates_for("svg-cards")
+    r = DomainRandomisation(frame_sizes=((1280, 720),), glare_on_card_chance=0.0, motion_blur_chance=0.0,
+                            blur_sigma=(1.0, 1.8))
+    frames = generate_test_set(deck_or_skip("svg-cards"), [load_layout("baccarat")], 30, seed=3, randomise=r,
+                               off_layout_every=0, empty_every=0)
+    tried = 0
+    for tf in frames:
+        for t in tf.scene.cards:
+            if t.code not in ("7H", "4C", "2C", "9H"):
+                continue
+            truth = np.array(t.corners, np.float64)
+            for other in (c for c in templates.codes if c[1] == t.code[1] and c != t.code):
+                for outline in (truth, _moved(truth, 3, -3, 3, 1.03)):
+                    aligned = align_to_face(tf.scene.image, outline, templates.faces[other])
+                    tried += 1
+                    if aligned is not None:
+                        m = templates.model.read(warp_card(tf.scene.image, aligned))
+                        assert not (m.accepted and m.code != t.code), (t.code, other, m.code, m.margin)
+    assert tried > 40

@@ -31,6 +31,12 @@ _CRITERIA_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 1e-4)
 _CRITERIA_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 5, 1e-3)
 #: Least correlation of the aligned card with the face for the alignment to count.
 MIN_CORRELATION = 0.5
+#: The aligned outline must stay the card's shape: the warp may turn, move and scale it
+#: (cards 56-64 mm wide lie on layouts drawn for 63 mm) but not stretch it one way more than
+#: the other. An affine free to stretch once squeezed a 7H's pip columns into a 9H's and a
+#: 4C's into a 2C's (a wrong read in the camera soak).
+SCALE_RANGE = (0.86, 1.14)
+MAX_STRETCH = 1.10
 
 
 def _padded_corners() -> np.ndarray:
@@ -81,6 +87,9 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
         return None
     a = np.asarray(fine, np.float64)
     if not np.isfinite(a).all() or cc < MIN_CORRELATION:
+        return None
+    low, high = sorted(np.linalg.svd(a[:, :2], compute_uv=False))
+    if not (SCALE_RANGE[0] <= low and high <= SCALE_RANGE[1] and high <= MAX_STRETCH * low):
         return None
     moved = _padded_corners().astype(np.float64) @ a[:, :2].T + a[:, 2]
     back = np.linalg.inv(to_patch)
