@@ -169,7 +169,8 @@ def _glare_on_offset_cards() -> tuple[GeneratedFrame, ...]:
 
 def test_a_slot_fit_whose_fourth_side_steps_down_a_little_is_still_tried_and_read() -> None:
     frames = _glare_on_offset_cards()
-    for i, code in ((2, "KS"), (5, "7C")):
+    # frame 2's KS was read this way too, until the alignment was kept from stretching a card
+    for i, code in ((5, "7C"),):
         tf = frames[i]
         truth = next(t for t in tf.scene.cards if t.code == code)
         readings = _recognizer(tf).recognize(tf.scene.image)
