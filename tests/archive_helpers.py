@@ -3,15 +3,23 @@ answering replay, with no controller around it."""
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 import zmq
 from journal_helpers import TickingClock, write_rounds
 
+from table_controller.archive import SQLiteArchive
 from table_controller.journal import Journal
 from table_controller.publish import EventPublisher
 from table_controller.publish.replay import JournalReplay
+from table_controller.studio.app import create_app
 
 LOOPBACK = "tcp://127.0.0.1:0"
 
@@ -39,3 +47,32 @@ class LiveTable:
         self.publisher.close()
         self.context.destroy(linger=0)
         self.journal.close()
+
+
+class Studio:
+    """The studio API over an archive, served by uvicorn on a free loopback port."""
+
+    def __init__(self, archive: SQLiteArchive) -> None:
+        config = uvicorn.Config(create_app(archive), host="127.0.0.1", port=0, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the studio API did not start"
+            time.sleep(0.01)
+        self.base = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def get(self, path: str, key: str | None = None, header: str = "authorization") -> tuple[int, Any]:
+        request = urllib.request.Request(self.base + path)
+        if key is not None:
+            request.add_header(header, f"Bearer {key}" if header == "authorization" else key)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status, json.loads(reply.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

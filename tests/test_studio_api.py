@@ -5,8 +5,6 @@ table's journal, refusals of bad parameters, the OpenAPI document."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -15,43 +13,13 @@ from typing import Any
 
 import msgspec
 import pytest
-import uvicorn
-from archive_helpers import LiveTable
+from archive_helpers import LiveTable, Studio
 
 from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource
 from table_controller.event_types import CardDealt, RoundResult, RoundStarted, RoundVoided, decode_event
 from table_controller.journal.store import JournalRecord
-from table_controller.studio.app import create_app
 from table_controller.studio.keys import key_hash, new_key
 from table_controller.studio.rounds import assemble_round
-
-
-class Studio:
-    def __init__(self, archive: SQLiteArchive) -> None:
-        config = uvicorn.Config(create_app(archive), host="127.0.0.1", port=0, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the studio API did not start"
-            time.sleep(0.01)
-        self.base = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
-
-    def get(self, path: str, key: str | None = None, header: str = "authorization") -> tuple[int, Any]:
-        request = urllib.request.Request(self.base + path)
-        if key is not None:
-            request.add_header(header, f"Bearer {key}" if header == "authorization" else key)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as reply:
-                return reply.status, json.loads(reply.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
 
 Setup = tuple[Studio, LiveTable, dict[str, str]]
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archive_helpers import LiveTable
-from test_studio_api import Studio
+from archive_helpers import LiveTable, Studio
 
 from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource
 from table_controller.studio.keys import key_hash, new_key
