@@ -9,7 +9,7 @@ TC := $(VENV)/bin/table-controller
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,web,browser]'
+	$(PY) -m pip install --quiet -e '.[test,web,browser,postgres]'
 	touch $@
 
 # The simulated camera renders real card artwork: install it first (needs root on Debian).
@@ -17,13 +17,13 @@ sim: $(VENV)/.installed
 	bash scripts/install-card-art.sh
 	$(TC) sim --game baccarat --rounds 12 --speed 4 --seed 2026 --camera --display
 
-# Test-only system packages (Debian chromium for the browser test, card artwork for the
-# camera tests); each script does nothing when its package is already there.
+# Test-only system packages (Debian chromium for the browser test, PostgreSQL for the archive
+# tests, card artwork for the camera tests); each script does nothing when its package is there.
 test-assets:
 	@for s in scripts/install-*.sh; do [ -f "$$s" ] && bash "$$s" || exit 1; done
 
 test: $(VENV)/.installed test-assets
-	$(PY) -m pytest -q
+	TC_REQUIRE_POSTGRES=1 $(PY) -m pytest -q
 
 # Types and lint, as CI runs them before the tests (rule sets in pyproject.toml).
 lint: $(VENV)/.installed

@@ -15,7 +15,7 @@ import uvicorn
 import zmq
 from journal_helpers import TickingClock, write_rounds
 
-from table_controller.archive import SQLiteArchive
+from table_controller.archive import Archive
 from table_controller.journal import Journal
 from table_controller.publish import EventPublisher
 from table_controller.publish.replay import JournalReplay
@@ -52,7 +52,7 @@ class LiveTable:
 class Studio:
     """The studio API over an archive, served by uvicorn on a free loopback port."""
 
-    def __init__(self, archive: SQLiteArchive) -> None:
+    def __init__(self, archive: Archive) -> None:
         config = uvicorn.Config(create_app(archive), host="127.0.0.1", port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

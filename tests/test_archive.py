@@ -16,7 +16,7 @@ import zmq
 from archive_helpers import LiveTable
 
 import table_controller.archive.follower as follower_module
-from table_controller.archive import ArchiveError, ArchiveFollower, SQLiteArchive, TableSource
+from table_controller.archive import Archive, ArchiveError, ArchiveFollower, SQLiteArchive, TableSource, open_archive
 
 
 @pytest.fixture
@@ -27,12 +27,12 @@ def table(tmp_path: Path) -> Iterator[LiveTable]:
     t.close()
 
 
-def _rows(archive: SQLiteArchive, table: str) -> list[tuple[int, str, str]]:
+def _rows(archive: Archive, table: str) -> list[tuple[int, str, str]]:
     return [(e.record.seq, e.record.hash, e.record.body) for e in archive.events(table)]
 
 
-def test_every_event_is_archived_once_exactly_as_journaled(tmp_path: Path, table: LiveTable) -> None:
-    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+def test_every_event_is_archived_once_exactly_as_journaled(archive_location: str, table: LiveTable) -> None:
+    with open_archive(archive_location) as archive:
         follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
         first = follower.catch_up_all()[0]
         stored = [(r.seq, r.hash, r.body) for r in table.journal.records()]
@@ -48,8 +48,8 @@ def test_every_event_is_archived_once_exactly_as_journaled(tmp_path: Path, table
 
 
 def test_a_table_whose_chain_does_not_continue_the_archive_is_alerted_once_and_nothing_kept(
-        tmp_path: Path, table: LiveTable) -> None:
-    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        tmp_path: Path, archive_location: str, table: LiveTable) -> None:
+    with open_archive(archive_location) as archive:
         ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
         kept = _rows(archive, "T01")
         # the same table id, a journal started anew (other events, seq from 1 again)
@@ -75,11 +75,11 @@ def test_a_table_whose_chain_does_not_continue_the_archive_is_alerted_once_and_n
         assert [a.kind for a in archive.alerts("T01")] == ["chain-break", "chain-break"]
 
 
-def test_an_unreachable_table_is_alerted_once_and_caught_up_when_it_answers(tmp_path: Path,
+def test_an_unreachable_table_is_alerted_once_and_caught_up_when_it_answers(tmp_path: Path, archive_location: str,
                                                                             table: LiveTable) -> None:
     with zmq.Context() as ctx, ctx.socket(zmq.ROUTER) as silent:
         port = silent.bind_to_random_port("tcp://127.0.0.1")  # listens, never answers
-        with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        with open_archive(archive_location) as archive:
             follower = ArchiveFollower(archive, [TableSource("T01", f"tcp://127.0.0.1:{port}")], timeout=0.3)
             assert [t.problem is not None for t in (follower.catch_up_all()[0], follower.catch_up_all()[0])] == [
                 True, True]
@@ -89,11 +89,11 @@ def test_an_unreachable_table_is_alerted_once_and_caught_up_when_it_answers(tmp_
             assert [a.kind for a in archive.alerts()] == ["unreachable"]
 
 
-def test_a_table_far_ahead_is_alerted_as_behind(tmp_path: Path, table: LiveTable,
+def test_a_table_far_ahead_is_alerted_as_behind(tmp_path: Path, archive_location: str, table: LiveTable,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(follower_module, "SLICE", 10)
     monkeypatch.setattr(follower_module, "SLICES_PER_TURN", 2)
-    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+    with open_archive(archive_location) as archive:
         follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)], behind_events=20)
         turn = follower.catch_up_all()[0]
         assert turn.added == 20 and turn.table_seq == table.journal.last_seq
@@ -178,7 +178,7 @@ def _chained(bodies: list[str], after: int = 0, prev: str = "0" * 64, last: int 
                        "more": False, "events": events}).encode()
 
 
-def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(tmp_path: Path, table: LiveTable) -> None:
+def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(archive_location: str, table: LiveTable) -> None:
     real = [r.body for r in table.journal.records()][:3]
     replies = [
         b"\xff\xfe not json",
@@ -192,7 +192,7 @@ def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(tmp_path: Path, t
     ]
     hostile = HostileTable(replies)
     try:
-        with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+        with open_archive(archive_location) as archive:
             follower = ArchiveFollower(archive, [TableSource("T01", hostile.endpoint)], timeout=2.0)
             turns = [follower.catch_up_all()[0] for _ in replies]
             assert all(t.problem for t in turns[:-1]), turns
@@ -205,8 +205,8 @@ def test_a_hostile_table_gets_alerts_and_nothing_of_it_is_kept(tmp_path: Path, t
         hostile.close()
 
 
-def test_a_journal_file_is_archived_like_a_live_table(tmp_path: Path, table: LiveTable) -> None:
-    with SQLiteArchive(tmp_path / "archive.sqlite") as archive:
+def test_a_journal_file_is_archived_like_a_live_table(tmp_path: Path, archive_location: str, table: LiveTable) -> None:
+    with open_archive(archive_location) as archive:
         follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
         follower.catch_up_all()
         table.deal(2)  # journaled after the table's last turn, say just before it stopped

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from archive_helpers import LiveTable, Studio
 
-from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource
+from table_controller.archive import ArchiveFollower, SQLiteArchive, TableSource, open_archive
 from table_controller.event_types import CardDealt, RoundResult, RoundStarted, RoundVoided, decode_event
 from table_controller.journal.store import JournalRecord
 from table_controller.studio.keys import key_hash, new_key
@@ -25,10 +25,11 @@ Setup = tuple[Studio, LiveTable, dict[str, str]]
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> Iterator[Setup]:
+def setup(tmp_path: Path, archive_location: str) -> Iterator[Setup]:
+    """The API over an archive of one table's 6 rounds, on each backend."""
     table = LiveTable(tmp_path / "T01.sqlite")
     table.deal(6)
-    archive = SQLiteArchive(tmp_path / "archive.sqlite")
+    archive = open_archive(archive_location)
     ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
     keys = {"all": new_key(), "t01": new_key(), "t02": new_key()}
     for name, tables in (("all", ["*"]), ("t01", ["T01"]), ("t02", ["T02"])):
@@ -180,12 +181,13 @@ def _read_rounds(studio: Studio, key: str, n: int, since: str | None = None,
     return out
 
 
-def test_the_live_stream_sends_each_result_as_it_is_archived_and_resumes(tmp_path: Path, setup: Setup) -> None:
+def test_the_live_stream_sends_each_result_as_it_is_archived_and_resumes(archive_location: str,
+                                                                            setup: Setup) -> None:
     studio, table, keys = setup
     assert studio.get("/v1/stream")[0] == 401
     old = _read_rounds(studio, keys["t01"], 6, since="T01:0")
     assert [d["round"] for _, d in old] == [f"R{n}" for n in range(1, 7)]
-    archive = SQLiteArchive(tmp_path / "archive.sqlite")
+    archive = open_archive(archive_location)
     follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
 
     def deal_two() -> None:

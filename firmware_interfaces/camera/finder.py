@@ -431,8 +431,8 @@ class CardFinder:
         felt_now = np.median(now[::4, ::4][self._bare], axis=0)
         gain = felt_now / self._empty_felt
         scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
-        hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload]
-        lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload]
+        hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload,unused-ignore]
+        lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload,unused-ignore]
         moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
         covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
         tw, th = self._size

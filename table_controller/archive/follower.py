@@ -9,6 +9,12 @@ whatever was lost on the way: a gap is simply the next request. Nothing a table
 sends ends the follower: a table that cannot be reached, whose chain does not
 continue the archive's, or that is far ahead gets one studio alert (kept in the
 archive and logged) until it recovers, and the other tables go on.
+
+When the archive's own store cannot be reached (its PostgreSQL server is down) the
+turn stops at the first table that finds it so, rather than waiting on it once per
+table; the alert (table ``*``, kind ``archive-down``) is logged at once and kept in
+memory with any other alert raised meanwhile, and written when the store answers
+again. The tables keep their journals, so the next turns catch up whatever was dealt.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from table_controller.archive.store import ArchiveAlert, ArchiveError, SQLiteArchive
+from table_controller.archive.base import Archive, ArchiveAlert, ArchiveError, ArchiveUnavailable
 from table_controller.events import format_ts
 from table_controller.publish.replay import JournalReplay
 from table_controller.publish.security import ClientCurve
@@ -68,7 +74,7 @@ class CatchUp:
 class ArchiveFollower:
     """Follows ``sources`` into ``archive`` (see module doc)."""
 
-    def __init__(self, archive: SQLiteArchive, sources: Sequence[TableSource], *, timeout: float = 2.0,
+    def __init__(self, archive: Archive, sources: Sequence[TableSource], *, timeout: float = 2.0,
                  behind_events: int = BEHIND_EVENTS, clock: Callable[[], float] = time.time) -> None:
         self.archive = archive
         self.sources = list(sources)
@@ -76,13 +82,29 @@ class ArchiveFollower:
         self.behind_events = behind_events
         self.clock = clock
         self._raised: dict[tuple[str, str], str] = {}
+        self._unwritten: list[ArchiveAlert] = []  # alerts the store could not take yet, oldest first
 
     def _alert(self, table: str, kind: str, text: str) -> None:
         if self._raised.get((table, kind)) is not None:
             return  # one alert per outage
         self._raised[(table, kind)] = text
         log.error("archive: table %s: %s", table, text)
-        self.archive.alert(ArchiveAlert(format_ts(self.clock()), table, kind, text))
+        self._unwritten.append(ArchiveAlert(format_ts(self.clock()), table, kind, text))
+        self._write_alerts()
+
+    def _write_alerts(self) -> None:
+        while self._unwritten:
+            try:
+                self.archive.alert(self._unwritten[0])
+            except ArchiveError as e:
+                log.warning("archive: %d alert(s) wait for the store: %s", len(self._unwritten), e)
+                return
+            self._unwritten.pop(0)
+
+    @property
+    def unwritten_alerts(self) -> list[ArchiveAlert]:
+        """Alerts raised while the store could not take them (written at the next turn it can)."""
+        return list(self._unwritten)
 
     def _clear(self, table: str, kind: str) -> None:
         if self._raised.pop((table, kind), None) is not None:
@@ -112,6 +134,8 @@ class ArchiveFollower:
                     raise ArchiveError(f"{source.endpoint} answers for table {part.table}, not {source.table}")
                 part.verify()
                 added += self.archive.append(part, format_ts(self.clock()))
+            except ArchiveUnavailable:
+                raise  # the store's trouble, not the table's
             except (ReplayError, ArchiveError) as e:
                 self._alert(source.table, "chain-break", str(e))
                 return CatchUp(source.table, added, seq, table_seq, str(e))
@@ -128,10 +152,16 @@ class ArchiveFollower:
     def catch_up_all(self) -> list[CatchUp]:
         """One turn on every table. A fault on one table (the archive's disk, say) is an alert
         for that table, never the end of the follower."""
-        turns = []
-        for source in self.sources:
+        turns: list[CatchUp] = []
+        self._write_alerts()
+        for k, source in enumerate(self.sources):
             try:
                 turns.append(self.catch_up(source))
+                self._clear("*", "archive-down")
+            except ArchiveUnavailable as e:
+                self._alert("*", "archive-down", str(e))
+                turns += [CatchUp(s.table, 0, -1, None, f"the archive is down: {e}") for s in self.sources[k:]]
+                break
             except Exception as e:  # supervised: one table's fault must not stop the others
                 log.exception("archive: table %s: the turn failed", source.table)
                 try:

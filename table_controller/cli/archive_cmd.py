@@ -7,8 +7,26 @@ import json
 import signal
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from table_controller.errors import ConfigError
+
+if TYPE_CHECKING:
+    from table_controller.archive import Archive
+
+DB_HELP = ("the archive: a SQLite file's path, or postgresql://USER@HOST:PORT/DB (the password from "
+           "PGPASSWORD or ~/.pgpass, not the command line)")
+
+
+def open_existing(location: str) -> Archive:
+    """Open an archive that must already exist (a SQLite path that is not a file is refused,
+    rather than created empty)."""
+    from table_controller.archive import open_archive
+    from table_controller.archive.backends import backend_name
+
+    if backend_name(location) == "sqlite" and not Path(location.removeprefix("sqlite:")).is_file():
+        raise ConfigError(f"--db {location}: no such archive (table-controller archive follow makes it)")
+    return open_archive(location)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description=(
             "The studio's archive: every table's journaled events, pulled by seq from each "
             "table's replay endpoint (its snapshot endpoint), checked against the hash chain and "
-            "kept once in one SQLite file. See docs/archive.md."
+            "kept once in the archive (a SQLite file, or PostgreSQL). See docs/archive.md."
         ),
     )
     sub = archive.add_subparsers(dest="archive_command", metavar="ACTION")
@@ -27,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                             description="Pull every table's new events into the archive, every --poll "
                                         "seconds, raising an alert for a table that cannot be reached, "
                                         "whose chain does not continue the archive's, or that is far ahead.")
-    follow.add_argument("--db", required=True, type=Path, help="the archive file (created if absent)")
+    follow.add_argument("--db", required=True, metavar="LOCATION", help=DB_HELP + " (created if absent)")
     follow.add_argument("--table", action="append", required=True, metavar="TABLE=ENDPOINT",
                         help="a table and its snapshot endpoint, e.g. T01=tcp://table-01:5557, or a journal "
                              "file, T01=file:/var/lib/table/T01.sqlite (repeat)")
@@ -42,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     status = sub.add_parser("status", help="every archived table's last seq, and the alerts",
                             description="What the archive holds: per table the last seq and hash, "
                                         "and every alert raised.")
-    status.add_argument("--db", required=True, type=Path, help="the archive file")
+    status.add_argument("--db", required=True, metavar="LOCATION", help=DB_HELP)
     status.add_argument("--json", action="store_true", help="one JSON object")
     status.set_defaults(func=run_status)
 
@@ -67,10 +85,10 @@ def _sources(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
 
 
 def run_follow(args: argparse.Namespace) -> int:
-    from table_controller.archive import ArchiveFollower, SQLiteArchive
+    from table_controller.archive import ArchiveFollower, open_archive
 
     sources = _sources(args)
-    with SQLiteArchive(args.db) as archive:
+    with open_archive(args.db) as archive:
         follower = ArchiveFollower(archive, sources)
         if args.once:
             turns = follower.catch_up_all()
@@ -97,11 +115,7 @@ def _print_turn(t: object, as_json: bool) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from table_controller.archive import SQLiteArchive
-
-    if not args.db.is_file():
-        raise ConfigError(f"--db {args.db}: no such archive")
-    with SQLiteArchive(args.db) as archive:
+    with open_existing(args.db) as archive:
         tables = archive.tables()
         alerts = archive.alerts()
         if args.json:

@@ -61,24 +61,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _archive_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", required=True, type=Path, help="the archive file (table-controller archive)")
+    from table_controller.cli.archive_cmd import DB_HELP
+
+    parser.add_argument("--db", required=True, metavar="LOCATION", help=DB_HELP + " (table-controller archive)")
 
 
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from table_controller.archive import SQLiteArchive
+    from table_controller.cli.archive_cmd import open_existing
     from table_controller.studio.app import create_app
 
-    if not args.db.is_file():
-        raise ConfigError(f"--db {args.db}: no such archive (table-controller archive follow makes it)")
-    with SQLiteArchive(args.db) as archive:
+    with open_existing(args.db) as archive:
         uvicorn.run(create_app(archive), host=args.host, port=args.port, log_level="warning")
     return 0
 
 
 def run_key(args: argparse.Namespace) -> int:
-    from table_controller.archive import SQLiteArchive
+    from table_controller.archive import open_archive
     from table_controller.events import format_ts
     from table_controller.studio.keys import key_hash, new_key
 
@@ -88,7 +88,7 @@ def run_key(args: argparse.Namespace) -> int:
     key = new_key()
     import time
 
-    with SQLiteArchive(args.db) as archive:
+    with open_archive(args.db) as archive:
         number = archive.add_api_key(key_hash(key), args.name, tables, format_ts(time.time()))
     if args.json:
         print(json.dumps({"id": number, "name": args.name, "tables": tables, "key": key}))
@@ -205,18 +205,16 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from table_controller.archive import SQLiteArchive
+    from table_controller.cli.archive_cmd import open_existing
     from table_controller.event_types import format_ts, parse_ts
     from table_controller.studio.history import EVERYTHING, studio_report
 
-    if not args.db.is_file():
-        raise ConfigError(f"--db {args.db}: no such archive")
     try:
         since = format_ts(parse_ts(args.since)) if args.since else EVERYTHING[0]
         until = format_ts(parse_ts(args.until)) if args.until else EVERYTHING[1]
     except Exception as e:
         raise ConfigError(f"--from/--to: not an RFC 3339 time ({e})") from None
-    with SQLiteArchive(args.db) as archive:
+    with open_existing(args.db) as archive:
         tables = args.table or list(archive.tables())
         data = studio_report(archive, tables, since, until)
     if args.json:

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from table_controller.archive.store import SQLiteArchive
+from table_controller.archive.base import Archive
 from table_controller.studio.history import EVERYTHING, studio_report
 from table_controller.studio.keys import key_hash, may_read
 from table_controller.studio.rounds import assemble_round, summary
@@ -102,7 +102,7 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int, w
     return int(raw)
 
 
-def create_app(archive: SQLiteArchive) -> Starlette:
+def create_app(archive: Archive) -> Starlette:
     """The API over ``archive`` (shared by every request; the archive serialises its reads)."""
 
     def guarded(handler: Any) -> Any:
@@ -231,7 +231,7 @@ class KeyGate:
     without one the answer is 401 whatever the path or method (no 404, 405 or redirect that
     would map the routes to someone without a key)."""
 
-    def __init__(self, app: ASGIApp, archive: SQLiteArchive) -> None:
+    def __init__(self, app: ASGIApp, archive: Archive) -> None:
         self.app, self.archive = app, archive
 
     def tables(self, headers: Headers) -> list[str] | None:

@@ -7,14 +7,14 @@ import functools
 from collections import Counter
 from typing import Any
 
-from table_controller.archive.store import SQLiteArchive
+from table_controller.archive.base import Archive
 from table_controller.studio.rounds import RoundRecord, assemble_round
 from table_controller.studio.statistics import table_report
 
 EVERYTHING = ("0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z")
 
 
-def rounds_in_window(archive: SQLiteArchive, table: str, since: str, until: str) -> list[RoundRecord]:
+def rounds_in_window(archive: Archive, table: str, since: str, until: str) -> list[RoundRecord]:
     """The table's rounds started in [since, until), oldest first."""
     out: list[RoundRecord] = []
     after = 0
@@ -44,7 +44,7 @@ def _par_bets(variant: str) -> dict[str, Any] | None:
     return bets
 
 
-def studio_report(archive: SQLiteArchive, tables: list[str], since: str = EVERYTHING[0],
+def studio_report(archive: Archive, tables: list[str], since: str = EVERYTHING[0],
                   until: str = EVERYTHING[1]) -> dict[str, Any]:
     """Every table's report for rounds started in [since, until)."""
     reports = []

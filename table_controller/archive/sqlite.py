@@ -1,4 +1,4 @@
-"""The archive's storage: SQLite, append-only, keyed by (table, seq), with a versioned schema.
+"""The embedded archive backend: SQLite, append-only, keyed by (table, seq), with a versioned schema.
 
 Each stored event keeps its body exactly as the table journaled it and its
 chain hash, so anyone can check an archived round against the table's own
@@ -14,16 +14,19 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from table_controller.errors import TableError
-from table_controller.event_types import EventError, decode_event
+from table_controller.archive.base import (
+    GENESIS_HASH,
+    ArchiveAlert,
+    ArchivedEvent,
+    ArchiveError,
+    check_continues,
+    slice_rows,
+)
 from table_controller.journal.store import JournalRecord
 from table_controller.replay_client import ReplaySlice
-
-GENESIS_HASH = "0" * 64
 
 #: Schema migrations, in order: (version, statements). A file at version N gets N+1.. applied.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
@@ -50,29 +53,6 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         "CREATE INDEX events_type ON events (tbl, type, seq)",
     )),
 )
-
-
-class ArchiveError(TableError):
-    """The archive cannot be opened or written, or a slice does not continue a table's chain."""
-
-
-@dataclass(frozen=True)
-class ArchiveAlert:
-    """A studio alert the archive raised: a table whose chain broke, that fell behind or that
-    cannot be reached."""
-
-    at: str
-    table: str
-    kind: str  # chain-break, unreachable, behind
-    text: str
-
-
-class ArchivedEvent(NamedTuple):
-    """One archived row: the table's journal record (seq, ts, type, round, body, hash) and
-    which table it is of."""
-
-    table: str
-    record: JournalRecord
 
 
 class SQLiteArchive:
@@ -153,26 +133,14 @@ class SQLiteArchive:
         were new. The slice must start where the table's archive ends, with its hash."""
         if not slice_.events:
             return 0
-        rows = []
-        for e in slice_.events:
-            try:
-                event = decode_event(e.body)
-            except EventError as err:  # a hash can be computed over anything: the body must be an event
-                raise ArchiveError(f"table {slice_.table}: seq {e.seq} is not an event: {err}") from None
-            if event.seq != e.seq or event.table != slice_.table:
-                raise ArchiveError(f"table {slice_.table}: seq {e.seq} holds seq {event.seq} of table {event.table}")
-            rows.append((slice_.table, e.seq, event.ts, event.type, event.round, e.body, e.hash, archived_at))
+        rows = slice_rows(slice_, archived_at)
         with self._lock:
             c = self._conn
             c.execute("BEGIN IMMEDIATE")
             try:
                 row = c.execute("SELECT seq, hash FROM events WHERE tbl = ? ORDER BY seq DESC LIMIT 1",
                                 (slice_.table,)).fetchone()
-                seq, hash_ = (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
-                if slice_.after_seq != seq or slice_.prev_hash != hash_:
-                    raise ArchiveError(
-                        f"table {slice_.table}: a slice after seq {slice_.after_seq} (hash {slice_.prev_hash[:12]}) "
-                        f"does not continue the archive at seq {seq} (hash {hash_[:12]})")
+                check_continues(slice_, *((int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)))
                 c.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
                 c.execute("COMMIT")
             except BaseException:

@@ -1,0 +1,252 @@
+"""The studio's archive backend: PostgreSQL through psycopg 3, append-only, versioned schema.
+
+The same contract as the SQLite backend (:class:`~table_controller.archive.base.Archive`):
+each event once, keyed by (table, seq), its body kept as the exact text the table
+journaled (``text``, not ``jsonb``: jsonb reorders keys and the chain hash is over
+the bytes). Slices are written with ``COPY`` in one transaction each.
+
+``table_heads`` holds each table's last (seq, hash). It is written in the same
+transaction as the events, and its row is locked (``FOR UPDATE``) while a slice is
+checked and written, so two archive processes following the same table cannot
+interleave: the second sees the first's head and refuses a slice that no longer
+continues it. The heads also answer ``last`` and ``tables`` without scanning events.
+
+Updates, deletes and truncation of ``events`` are refused by triggers. Migrations
+run under an advisory lock, each in one transaction, so two services starting at
+once do not both migrate.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from table_controller.archive.base import (
+    GENESIS_HASH,
+    ArchiveAlert,
+    ArchivedEvent,
+    ArchiveError,
+    ArchiveUnavailable,
+    check_continues,
+    slice_rows,
+)
+from table_controller.journal.store import JournalRecord
+from table_controller.replay_client import ReplaySlice
+
+try:  # an optional dependency: the `postgres` extra
+    import psycopg
+    from psycopg_pool import ConnectionPool, PoolTimeout
+except ImportError:  # pragma: no cover - reported when a postgresql:// archive is opened
+    psycopg = None  # type: ignore[assignment]
+    ConnectionPool = None  # type: ignore[assignment,misc]
+    PoolTimeout = None  # type: ignore[assignment,misc]
+
+#: Advisory-lock key held while the schema is migrated ("TCARCHIV" as a number).
+MIGRATION_LOCK = 0x5443415243484956
+
+#: Schema migrations, in order: (version, statements); a database at version N gets N+1.. applied.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (1, (
+        """CREATE TABLE events (
+               tbl text NOT NULL, seq bigint NOT NULL, ts text NOT NULL, type text NOT NULL,
+               round text, body text NOT NULL, hash text NOT NULL, archived_at text NOT NULL,
+               PRIMARY KEY (tbl, seq))""",
+        "CREATE INDEX events_round ON events (tbl, round, seq)",
+        "CREATE INDEX events_type ON events (tbl, type, seq)",
+        "CREATE INDEX events_ts ON events (tbl, ts)",
+        """CREATE TABLE table_heads (
+               tbl text PRIMARY KEY, seq bigint NOT NULL, hash text NOT NULL)""",
+        """CREATE TABLE alerts (
+               id bigserial PRIMARY KEY, at text NOT NULL, tbl text NOT NULL, kind text NOT NULL,
+               text text NOT NULL)""",
+        # ``tables`` is a JSON list, ["*"] for all; only a hash of each key is kept
+        """CREATE TABLE api_keys (
+               id bigserial PRIMARY KEY, hash text NOT NULL UNIQUE, name text NOT NULL, tables text NOT NULL,
+               created_at text NOT NULL, revoked_at text)""",
+        """CREATE FUNCTION archive_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'the archive is append-only'; END $$""",
+        """CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+               FOR EACH ROW EXECUTE FUNCTION archive_refuse_change()""",
+        """CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+               FOR EACH STATEMENT EXECUTE FUNCTION archive_refuse_change()""",
+    )),
+)
+
+COLUMNS = "tbl, seq, ts, type, round, body, hash, archived_at"
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    auth, host = rest.rsplit("@", 1)
+    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
+
+
+class PostgresArchive:
+    """The studio archive on a PostgreSQL server (``postgresql://user@host:port/db``).
+
+    Reads and writes share a small connection pool (``pool_size``), so the studio
+    service's request threads do not wait for one another; a connection lost with the
+    server is replaced on the next use (the pool checks it), so a restarted server costs
+    the calls made while it was down an :class:`ArchiveError` each, nothing more.
+    """
+
+    def __init__(self, url: str, *, pool_size: int = 8, timeout: float = 3.0) -> None:
+        if psycopg is None or ConnectionPool is None:
+            raise ArchiveError("a postgresql:// archive needs psycopg: pip install 'table-controller[postgres]'")
+        self.url = url
+        self._where = redact(url)
+        self._lock = threading.Lock()  # one slice at a time from this process (its order is the chain's)
+        try:
+            self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, timeout=timeout, open=False,
+                                        check=ConnectionPool.check_connection, kwargs={"autocommit": True})
+            self._pool.open(wait=True, timeout=timeout)
+            self._migrate()
+        except ArchiveError:
+            self._pool.close()
+            raise
+        except Exception as e:  # psycopg's and the pool's errors: the server cannot be used
+            self._pool.close()
+            raise self._failure("cannot open", e) from e
+
+    def _failure(self, doing: str, e: Exception) -> ArchiveError:
+        """The error to raise for a failed call: :class:`ArchiveUnavailable` when the server
+        cannot be reached (no connection in time, a connection lost), else :class:`ArchiveError`."""
+        down = isinstance(e, PoolTimeout | psycopg.OperationalError | psycopg.InterfaceError)
+        return (ArchiveUnavailable if down else ArchiveError)(f"archive {self._where}: {doing}: {e}")
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(sql, params).fetchall()
+        except Exception as e:
+            raise self._failure("cannot read", e) from e
+
+    # -- schema --------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            version = int(row[0]) if row else 0
+            latest = MIGRATIONS[-1][0]
+            if version > latest:
+                raise ArchiveError(f"archive {self._where} has schema {version}; this version knows up to {latest}")
+            for number, statements in MIGRATIONS:
+                if number <= version:
+                    continue
+                with conn.transaction():  # a savepoint: each migration whole or not at all
+                    for sql in statements:
+                        conn.execute(sql)
+                    conn.execute("DELETE FROM schema_version")
+                    conn.execute("INSERT INTO schema_version VALUES (%s)", (number,))
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._read("SELECT version FROM schema_version")[0][0])
+
+    # -- writing -------------------------------------------------------------------------
+    def last(self, table: str) -> tuple[int, str]:
+        rows = self._read("SELECT seq, hash FROM table_heads WHERE tbl = %s", (table,))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, GENESIS_HASH)
+
+    def append(self, slice_: ReplaySlice, archived_at: str) -> int:
+        if not slice_.events:
+            return 0
+        rows = slice_rows(slice_, archived_at)
+        last_seq, last_hash = rows[-1][1], rows[-1][6]
+        try:
+            with self._lock, self._pool.connection() as conn, conn.transaction():
+                conn.execute("INSERT INTO table_heads VALUES (%s, 0, %s) ON CONFLICT (tbl) DO NOTHING",
+                             (slice_.table, GENESIS_HASH))
+                row = conn.execute("SELECT seq, hash FROM table_heads WHERE tbl = %s FOR UPDATE",
+                                   (slice_.table,)).fetchone()
+                assert row is not None  # inserted just above when it was not there
+                check_continues(slice_, int(row[0]), str(row[1]))
+                with conn.cursor() as cur, cur.copy(f"COPY events ({COLUMNS}) FROM STDIN") as copy:
+                    for r in rows:
+                        copy.write_row(r)
+                conn.execute("UPDATE table_heads SET seq = %s, hash = %s WHERE tbl = %s",
+                             (last_seq, last_hash, slice_.table))
+        except ArchiveError:
+            raise
+        except Exception as e:
+            raise self._failure(f"table {slice_.table}: cannot write", e) from e
+        return len(rows)
+
+    def alert(self, alert: ArchiveAlert) -> None:
+        try:
+            with self._pool.connection() as conn:
+                conn.execute("INSERT INTO alerts (at, tbl, kind, text) VALUES (%s, %s, %s, %s)",
+                             (alert.at, alert.table, alert.kind, alert.text))
+        except Exception as e:
+            raise self._failure("cannot keep an alert", e) from e
+
+    # -- reading -------------------------------------------------------------------------
+    def tables(self) -> dict[str, tuple[int, str]]:
+        rows = self._read("SELECT tbl, seq, hash FROM table_heads WHERE seq > 0 ORDER BY tbl")
+        return {str(t): (int(s), str(h)) for t, s, h in rows}
+
+    def events(self, table: str, after_seq: int = 0, limit: int | None = None) -> Iterator[ArchivedEvent]:
+        rows = self._read(
+            "SELECT tbl, seq, ts, type, round, body, hash FROM events WHERE tbl = %s AND seq > %s ORDER BY seq "
+            "LIMIT %s", (table, after_seq, limit))
+        for r in rows:
+            yield ArchivedEvent(r[0], JournalRecord(int(r[1]), *r[2:]))
+
+    def round_rows(self, table: str, round_id: str) -> list[JournalRecord]:
+        rows = self._read("SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s AND round = %s "
+                          "ORDER BY seq", (table, round_id))
+        return [JournalRecord(int(r[0]), *r[1:]) for r in rows]
+
+    def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
+                     limit: int = 100) -> list[tuple[str, str, int]]:
+        rows = self._read(
+            "SELECT round, ts, seq FROM events WHERE tbl = %s AND type = 'round.start' AND seq > %s "
+            "AND ts >= %s AND ts < %s ORDER BY seq LIMIT %s", (table, after_seq, since_ts, until_ts, limit))
+        return [(str(r), str(t), int(q)) for r, t, q in rows]
+
+    def recent_settlements(self, table: str, limit: int = 20) -> list[JournalRecord]:
+        rows = self._read(
+            "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s "
+            "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT %s", (table, limit))
+        return [JournalRecord(int(r[0]), *r[1:]) for r in rows]
+
+    def settlements_after(self, cursor: dict[str, int], tables: list[str],
+                          limit: int = 200) -> list[tuple[str, JournalRecord]]:
+        out: list[tuple[str, JournalRecord]] = []
+        for table in tables:
+            rows = self._read(
+                "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s AND seq > %s "
+                "AND type IN ('round.result', 'round.void') ORDER BY seq LIMIT %s",
+                (table, cursor.get(table, 0), limit))
+            out += [(table, JournalRecord(int(r[0]), *r[1:])) for r in rows]
+        return out
+
+    # -- the studio API's keys -------------------------------------------------------------
+    def add_api_key(self, key_hash: str, name: str, tables: list[str], created_at: str) -> int:
+        rows = self._read("INSERT INTO api_keys (hash, name, tables, created_at) VALUES (%s, %s, %s, %s) "
+                          "RETURNING id", (key_hash, name, json.dumps(tables), created_at))
+        return int(rows[0][0])
+
+    def api_key_tables(self, key_hash: str) -> list[str] | None:
+        rows = self._read("SELECT tables FROM api_keys WHERE hash = %s AND revoked_at IS NULL", (key_hash,))
+        return [str(t) for t in json.loads(rows[0][0])] if rows else None
+
+    def alerts(self, table: str | None = None) -> list[ArchiveAlert]:
+        rows = self._read("SELECT at, tbl, kind, text FROM alerts WHERE %s::text IS NULL OR tbl = %s ORDER BY id",
+                          (table, table))
+        return [ArchiveAlert(*r) for r in rows]
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> PostgresArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
