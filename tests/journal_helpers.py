@@ -13,74 +13,21 @@ from __future__ import annotations
 import random
 import sqlite3
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import msgspec
-
-from table_controller.event_types import EVENT_CLASSES, Event
-from table_controller.events import format_ts, to_json
+from table_controller.event_types import Event
+from table_controller.events import to_json
 from table_controller.journal import GENESIS, Journal, chain_hash
-from table_controller.rules import Game, load_game
-from table_controller.rules.cards import CODES, shuffled_shoe
-
-TABLE = "T01"
-BOOT_ID = "shoe-boot-1"
-#: 2026-11-29T18:40:00.000Z
-START_EPOCH = 1795977600.0
-
-
-class TickingClock:
-    """A fake clock: every reading is ``step`` seconds after the previous one."""
-
-    def __init__(self, start: float = START_EPOCH, step: float = 0.25) -> None:
-        self.now = start
-        self.step = step
-
-    def ts(self) -> str:
-        text = format_ts(self.now)
-        self.now += self.step
-        return text
-
-
-def draft(
-    type: str, round: str | None, *, clock: TickingClock, table: str = TABLE,
-    game: str = "baccarat", **payload: Any,
-) -> Event:
-    """One stamped, unnumbered event (what the controller gives the journal).
-
-    Nested payloads (a result's hands) become their types; a draft that breaks its type
-    on purpose is built as given, so that the journal's own check can be tested.
-    """
-    cls = EVENT_CLASSES[type]
-    fields: dict[str, Any] = {"table": table, "ts": clock.ts(), "game": game, "round": round, **payload}
-    try:
-        return cast(Event, msgspec.convert(fields, cls))
-    except msgspec.ValidationError:
-        return cast(Event, cls(**fields))
-
-
-def round_drafts(
-    game: Game, shoe: list[int], round_id: str, *, clock: TickingClock, table: str = TABLE,
-    betting_seconds: int = 15, source: str = "shoe",
-) -> tuple[list[Event], int]:
-    """Drafts of one complete round dealt from the front of ``shoe``; and the cards used."""
-    deal, used = game.deal(shoe)
-    g = game.variant.game
-
-    def d(type: str, **payload: Any) -> Event:
-        return draft(type, round_id, clock=clock, table=table, game=g, **payload)
-
-    drafts = [
-        d("round.start", variant=game.variant.id, betting_seconds=betting_seconds),
-        d("table.state", state="betting", reason=None),
-        d("betting.closed"),
-        d("table.state", state="dealing", reason=None),
-    ]
-    for position, index, card in deal.placed:
-        drafts.append(d("card", position=position, index=index, code=CODES[card], source=source))
-    drafts.append(d("round.result", **deal.result().to_dict()))
-    drafts.append(d("table.state", state="result", reason=None))
-    return drafts, used
+from table_controller.rules import load_game
+from table_controller.rules.cards import shuffled_shoe
+from table_controller.sim.journal_rounds import (  # noqa: F401 - re-exported for the tests
+    BOOT_ID,
+    START_EPOCH,
+    TABLE,
+    TickingClock,
+    draft,
+    round_drafts,
+)
 
 
 def write_rounds(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -138,3 +139,16 @@ def test_a_card_code_that_is_no_card_is_a_finding_not_an_error() -> None:
     assert found.hand_problems == (
         "card event at seq 5 has unknown code 'ZZ'", "player has cards at indices [1], not 0..0")
     assert (found.hands, found.dealt) == (None, 4)
+
+
+def test_chained_rounds_are_what_a_journal_holds_for_the_same_rounds(tmp_path: Path) -> None:
+    """The benchmarks' journal-less studio makes exactly the rows a table's journal would."""
+    from journal_helpers import write_rounds
+
+    from table_controller.journal import Journal
+    from table_controller.sim.journal_rounds import chained_rounds
+
+    with Journal(tmp_path / "j.sqlite", table="T01", game="baccarat", variant="baccarat") as journal:
+        write_rounds(journal, rounds=4, seed=11)
+        stored = [(r.seq, r.body, r.hash) for r in journal.records()]
+    assert list(chained_rounds("T01", 4, seed=11)) == stored
