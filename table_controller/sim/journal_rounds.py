@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import msgspec
 
-from table_controller.event_types import EVENT_CLASSES, Event, encode_event, numbered
+from table_controller.event_types import EVENT_CLASSES, Event, Heartbeat, encode_event, numbered, parse_ts
 from table_controller.events import format_ts
 from table_controller.journal.schema import GENESIS, chain_hash
 from table_controller.rules import Game, load_game
@@ -85,21 +85,36 @@ def round_drafts(
 
 
 def chained_rounds(table: str, rounds: int, *, variant: str = "baccarat", seed: int = 7,
-                   clock: TickingClock | None = None) -> Iterator[tuple[int, str, str]]:
+                   clock: TickingClock | None = None, heartbeats: bool = False) -> Iterator[tuple[int, str, str]]:
     """(seq, body, hash) of ``rounds`` complete rounds of one table, numbered from 1 and
-    chained from the genesis hash, exactly as its journal would hold them."""
+    chained from the genesis hash, exactly as its journal would hold them. With
+    ``heartbeats`` a heartbeat fills every whole second between two events, as a live
+    table sends them (the clock's ``step`` is then the seconds between round events)."""
     game = load_game(variant)
     clock = clock or TickingClock()
     rng = random.Random(seed)
     shoe = shuffled_shoe(game.decks, rng)
     seq, prev = 0, GENESIS
+    last_ts: float | None = None
+    state = "idle"
     for n in range(1, rounds + 1):
         if game.shuffle_every_round or len(shoe) < 10:
             shoe = shuffled_shoe(game.decks, rng)
         drafts, used = round_drafts(game, shoe, f"R{n}", clock=clock, table=table)
         shoe = shoe[used:]
         for d in drafts:
-            seq += 1
-            body = encode_event(numbered(d, seq)).decode("utf-8")
-            prev = chain_hash(prev, body)
-            yield seq, body, prev
+            filler: list[Event] = []
+            if heartbeats and last_ts is not None:
+                at = parse_ts(d.ts)
+                beat = last_ts + 1.0
+                while beat < at:
+                    filler.append(Heartbeat(table=table, ts=format_ts(beat), game=d.game, round=None,
+                                            state=state))  # type: ignore[arg-type]
+                    beat += 1.0
+            last_ts = parse_ts(d.ts)
+            state = getattr(d, "state", state) if d.type == "table.state" else state
+            for event in (*filler, d):
+                seq += 1
+                body = encode_event(numbered(event, seq)).decode("utf-8")
+                prev = chain_hash(prev, body)
+                yield seq, body, prev
