@@ -303,7 +303,7 @@ def main() -> int:
         assert pg is not None
         made += 1
         with psycopg.connect(pg.url(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE bench_{made}")  # type: ignore[arg-type]
+            conn.execute(f"CREATE DATABASE bench_{made}")
         return pg.url(f"bench_{made}")
 
     backends: dict[str, Callable[[], str]] = {"sqlite": sqlite_location}
