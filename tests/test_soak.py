@@ -196,3 +196,26 @@ def test_an_unknown_variant_is_a_clear_error() -> None:
     assert "--variants:" in done.stderr and "poker" in done.stderr
     assert "Traceback" not in done.stderr
 
+
+
+@pytest.mark.slow
+def test_the_archive_and_the_studio_api_beside_the_tables_survive_kills_and_a_cut_off_table(
+    tmp_path: Path, postgres_server: object,  # the fixture: PostgreSQL is installed, or the test skips/fails
+) -> None:
+    """soak --archive: the archive, the studio API and PostgreSQL are each killed and started
+    again, one table is cut off the archive for a while; the archive ends holding exactly the
+    journals' events and the API tells every round as its journal does."""
+    from table_controller.soak.archive_side import ARCHIVE_CHECKS
+
+    done = _soak(
+        "--tables", "2", "--rounds", "25", "--seed", "4", "--pace", "0.05", "--camera-tables", "0",
+        "--archive", "--archive-chaos-every", "1", "--json", "--keep", str(tmp_path / "soak"), timeout=150,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["checks"] == {**{name: True for name in CHECKS}, **{name: True for name in ARCHIVE_CHECKS}}
+    counts = report["counts"]
+    assert counts["archive"] == "postgresql" and counts["api_rounds_checked"] == 50
+    assert all(n >= 1 for n in counts["archive_chaos"].values()), counts["archive_chaos"]
+    assert counts["archived_live"] > counts["archived_from_files"]  # followed live, not only at the end
+    assert "Traceback" not in (tmp_path / "soak" / "archive.log").read_text()  # no crash in either process

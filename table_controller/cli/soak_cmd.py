@@ -98,6 +98,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="a table without progress this long fails the run (default 60)",
     )
     soak.add_argument(
+        "--archive", nargs="?", const="postgresql", choices=["postgresql", "sqlite"],
+        help="also run the studio archive (on a throw-away PostgreSQL server, or a SQLite file) and the "
+        "studio API beside the tables, kill each of them and PostgreSQL now and then, cut one table off "
+        "the archive for a while; adds the checks archive_matches_journals and api_rounds_match_journals",
+    )
+    soak.add_argument("--archive-chaos-every", type=float, default=5.0, metavar="SECONDS",
+                      help="seconds between the archive side's kills and cuts (default 5, randomised)")
+    soak.add_argument(
         "--keep",
         type=Path,
         metavar="DIR",
@@ -123,6 +131,8 @@ def run_soak_command(args: argparse.Namespace) -> int:
         camera_deck=args.camera_deck,
         line_tables=args.line_tables,
         hostile=args.hostile,
+        archive=args.archive,
+        archive_chaos_every=args.archive_chaos_every,
         workdir=args.keep,
         table_timeout=args.table_timeout,
     )

@@ -96,9 +96,12 @@ class ControllerProcess:
 
     Stopped with SIGTERM at any moment, started or starting, it must exit 0."""
 
-    def __init__(self, argv: list[str], log: IO[str]) -> None:
+    def __init__(self, argv: list[str], log: IO[str], *, block_stop_signals: bool = True,
+                 name: str = "controller") -> None:
         self.argv = argv
+        self.name = name
         self._log = log
+        self._block = block_stop_signals  # only `run` unblocks them (see _spawn)
         self._lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -113,6 +116,9 @@ class ControllerProcess:
         signal mask): a stop sent while its interpreter starts, before its handler is in
         place, waits for that handler instead of ending it with -15. ``run`` unblocks them
         first thing (table_controller/cli/stop_signals.py)."""
+        if not self._block:  # another command (the archive, the studio API): default signals
+            return subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=self._log)
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             return subprocess.Popen(
@@ -128,7 +134,7 @@ class ControllerProcess:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(timeout=10)
             self._log.write(
-                f"soak: {time.strftime('%H:%M:%S')} controller killed with SIGKILL; restarting\n"
+                f"soak: {time.strftime('%H:%M:%S')} {self.name} killed with SIGKILL; restarting\n"
             )
             self._log.flush()
             self.proc = self._spawn()

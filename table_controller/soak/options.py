@@ -95,6 +95,8 @@ class SoakOptions:
     camera_deck: str = "svg-cards"
     line_tables: int = 0  # the last N tables have a plain line reader instead of a smart shoe
     hostile: int = 0  # hostile clients sending garbage to every endpoint (soak/hostile.py)
+    archive: str | None = None  # "postgresql" or "sqlite": the archive and studio API beside (soak/archive_side.py)
+    archive_chaos_every: float = 5.0  # seconds between the archive side's kills and cuts (randomised)
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:
@@ -113,6 +115,10 @@ class SoakOptions:
             )
         if not 0 <= self.hostile <= 50:
             raise ConfigError(f"--hostile {self.hostile}: must be 0..50")
+        if self.archive not in (None, "postgresql", "sqlite"):
+            raise ConfigError(f"--archive {self.archive}: postgresql or sqlite")
+        if self.archive_chaos_every <= 0:
+            raise ConfigError(f"--archive-chaos-every {self.archive_chaos_every}: must be more than 0 seconds")
         if self.kill_every is not None and self.kill_every <= 0:
             raise ConfigError(f"--kill-every {self.kill_every}: must be more than 0 seconds")
 

@@ -25,6 +25,7 @@ from table_controller.client import ClientItem
 from table_controller.control import token_digest
 from table_controller.publish.proxy import StudioProxy
 from table_controller.rules.registry import load_game
+from table_controller.soak.archive_side import ArchiveSide
 from table_controller.soak.checker import CheckResult, check_run, faults_by_kind, read_journal
 from table_controller.soak.controller_process import ControlClient, ControllerProcess, write_config
 from table_controller.soak.dealer import RemoteDealer
@@ -125,6 +126,8 @@ class Soak:
         self._kill_lock = threading.Lock()
         self._context: zmq.Context[Any] | None = None
         self.hostile: HostileClients | None = None
+        self.archive_side: ArchiveSide | None = None
+        self.archive_counts: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ the run
     def run(self) -> SoakReport:
@@ -144,6 +147,8 @@ class Soak:
                 assert proxy.bound_frontend is not None and proxy.bound_backend is not None
                 for k in range(1, o.tables + 1):
                     self.tables.append(self._start_table(k, workdir, proxy.bound_frontend, stack))
+                if o.archive:
+                    self.archive_side = self._start_archive(workdir, stack)
                 subscribers = self._start_subscribers(proxy.bound_backend, context, stack)
                 # Dealers start once the floor subscriber follows every table: they watch through it.
                 if not subscribers[0].wait_synced(timeout=30 + 3 * o.tables):
@@ -174,6 +179,11 @@ class Soak:
                     self.hostile.check(
                         result, {t.record.table: workdir / f"{t.record.table}.log" for t in self.tables}
                     )
+                if self.archive_side is not None:
+                    self.archive_counts = self.archive_side.check(
+                        {t.record.table: Path(t.record.journal) for t in self.tables}, result.problems,
+                        timeout=60 + 2 * o.tables,
+                    )
             return self._report(
                 result, counts, time.monotonic() - started, workdir if not own_dir else None
             )
@@ -181,6 +191,17 @@ class Soak:
             context.term()
             if own_dir:
                 shutil.rmtree(workdir, ignore_errors=True)
+
+    def _start_archive(self, workdir: Path, stack: ExitStack) -> ArchiveSide:
+        o = self.options
+        assert o.archive is not None
+        log_file = open(workdir / "archive.log", "a", encoding="utf-8")  # noqa: SIM115 (closed by the stack)
+        stack.callback(log_file.close)
+        side = ArchiveSide(o.archive, workdir, o.python or sys.executable, log_file,
+                           random.Random(o.seed * 31 + 1), o.archive_chaos_every)
+        stack.callback(side.close)
+        side.start([(t.record.table, t.snapshot) for t in self.tables])
+        return side
 
     def _start_table(self, k: int, workdir: Path, frontend: str, stack: ExitStack) -> _Table:
         o = self.options
@@ -329,6 +350,8 @@ class Soak:
                 if self._stop.wait(0.5):
                     break
                 self._revive_dead_controllers()
+                if self.archive_side is not None:
+                    self.archive_side.revive()
                 now = time.monotonic()
                 if self.progress is not None and now >= next_line:
                     next_line = now + 1.0
@@ -471,6 +494,7 @@ class Soak:
             "events_bridged_by_snapshot": c["events_bridged_by_snapshot"],
             "latency_samples": len(self.latency.samples),
             **(self.hostile.counts() if self.hostile is not None else {}),
+            **self.archive_counts,
         }
         return SoakReport(
             result.ok,
