@@ -246,3 +246,50 @@ def test_a_share_far_from_the_par_sheet_is_flagged() -> None:
     assert (whole.rounds, whole.results, whole.voids, dict(whole.voids_by_cause)) == (4, 3, 1, {"misdeal": 1})
     assert [h.period for h in hours] == ["2026-12-02T10:00Z", "2026-12-02T11:00Z"]
     assert whole.to_dict()["mean_betting_s"] == 15.0 and whole.to_dict()["mean_round_s"] == (40 * 3 + 20) / 4
+
+
+def _rows(*events: Any) -> list[JournalRecord]:
+    from table_controller.event_types import encode_event, numbered
+
+    out = []
+    for seq, e in enumerate(events, start=1):
+        body = encode_event(numbered(e, seq)).decode()
+        out.append(JournalRecord(seq, e.ts, e.type, e.round, body, "h"))
+    return out
+
+
+def test_pauses_are_counted_by_cause_with_their_seconds_and_shoes_number_the_rounds() -> None:
+    from table_controller.event_types import ShoeChanged, TableStateChanged
+    from table_controller.studio.rounds import RoundRecord, shoe_starts
+    from table_controller.studio.statistics import pauses_from, shoe_report, table_report
+
+    def state(ts: str, name: str, reason: str | None = None, **extra: Any) -> TableStateChanged:
+        return TableStateChanged(table="T01", ts=ts, game="baccarat", round=None, state=name,  # type: ignore[arg-type]
+                                 reason=reason, **extra)
+
+    states = _rows(
+        state("2026-12-02T10:00:00.000Z", "dealing"),
+        state("2026-12-02T10:00:10.000Z", "paused", "shoe link down: no frame", cause="shoe-link-down"),
+        state("2026-12-02T10:00:40.500Z", "paused", "misdeal: dropped card"),  # another cause: a new pause
+        state("2026-12-02T10:01:00.500Z", "dealing"),
+        state("2026-12-02T11:59:59.000Z", "paused", cause="lid-open"),  # still open at the end
+    )
+    pauses = pauses_from(states)
+    assert [(p.cause, p.seconds) for p in pauses] == [("shoe-link-down", 30.5), ("misdeal", 20.0), ("lid-open", None)]
+
+    def shoe(ts: str, event: str, count: int) -> ShoeChanged:
+        return ShoeChanged(table="T01", ts=ts, game="baccarat", round=None, event=event, count=count)  # type: ignore[arg-type]
+
+    shoe_rows = _rows(shoe("2026-12-02T09:00:00.000Z", "new", 0), shoe("2026-12-02T09:30:00.000Z", "cut", 396),
+                      shoe("2026-12-02T09:31:00.000Z", "new", 0))
+    starts = shoe_starts(shoe_rows)
+    assert starts == [1, 3]
+    rounds = [RoundRecord(table="T01", round=f"R{n}", status="resolved" if n != 2 else "cancelled", game="baccarat",
+                          shoe=s, started_at="2026-12-02T10:00:00.000Z") for n, s in ((1, 1), (2, 1), (3, 2))]
+    shoes = shoe_report(rounds, shoe_rows)
+    assert [(s["shoe"], s["rounds"], s["results"], s["voids"], s["shoe_count"]) for s in shoes] == [
+        (1, 2, 1, 1, 396), (2, 1, 1, 0, None)]
+    report = table_report("T01", "baccarat", rounds, None, pauses, shoe_rows)
+    assert report["all"]["pauses"] == 3
+    assert report["all"]["pauses_by_cause"]["shoe-link-down"] == {"count": 1, "seconds": 30.5}
+    assert [(h["period"], h["pauses"]) for h in report["hours"]] == [("2026-12-02T10:00Z", 2), ("2026-12-02T11:00Z", 1)]

@@ -9,7 +9,7 @@ are chosen by name in :mod:`table_controller.archive.backends`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -116,6 +116,12 @@ class Archive(Protocol):
 
     def recent_settlements(self, table: str, limit: int = 20) -> list[JournalRecord]:
         """The table's last ``limit`` results and voids, newest first."""
+        ...
+
+    def typed_rows(self, table: str, types: Sequence[str], since_ts: str = "", until_ts: str = "~") -> list[
+            JournalRecord]:
+        """The table's rows of the given event types with ts in [since, until), in seq order
+        (shoe changes, table states: the few rows statistics need beside the rounds)."""
         ...
 
     def settlements_after(self, cursor: dict[str, int], tables: list[str],

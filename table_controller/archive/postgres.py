@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from table_controller.archive.base import (
@@ -214,6 +214,13 @@ class PostgresArchive:
         rows = self._read(
             "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s "
             "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT %s", (table, limit))
+        return [JournalRecord(int(r[0]), *r[1:]) for r in rows]
+
+    def typed_rows(self, table: str, types: Sequence[str], since_ts: str = "", until_ts: str = "~") -> list[
+            JournalRecord]:
+        rows = self._read(
+            "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s AND type = ANY(%s) "
+            "AND ts >= %s AND ts < %s ORDER BY seq", (table, list(types), since_ts, until_ts))
         return [JournalRecord(int(r[0]), *r[1:]) for r in rows]
 
     def settlements_after(self, cursor: dict[str, int], tables: list[str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +192,14 @@ class SQLiteArchive:
         rows = self._read(
             "SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = ? "
             "AND type IN ('round.result', 'round.void') ORDER BY seq DESC LIMIT ?", (table, limit))
+        return [JournalRecord(*r) for r in rows]
+
+    def typed_rows(self, table: str, types: Sequence[str], since_ts: str = "", until_ts: str = "~") -> list[
+            JournalRecord]:
+        marks = ", ".join("?" for _ in types)
+        rows = self._read(
+            f"SELECT seq, ts, type, round, body, hash FROM events INDEXED BY events_type WHERE tbl = ? "
+            f"AND type IN ({marks}) AND ts >= ? AND ts < ? ORDER BY seq", (table, *types, since_ts, until_ts))
         return [JournalRecord(*r) for r in rows]
 
     def settlements_after(self, cursor: dict[str, int], tables: list[str],

@@ -225,8 +225,16 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"{t['table']} ({t['variant']}): {a['rounds']} rounds, {a['results']} results, {a['voids']} voids "
               f"{a['voids_by_cause'] or ''}; mean round {a['mean_round_s']} s (betting {a['mean_betting_s']}, "
               f"dealing {a['mean_dealing_s']})")
+        pauses = ", ".join(f"{c} {v['count']}x {v['seconds']} s" for c, v in a["pauses_by_cause"].items())
+        print(f"  pauses: {a['pauses']}" + (f" ({pauses})" if pauses else ""))
         for h in t["hours"]:
-            print(f"  {h['period']}: {h['rounds']} rounds, {h['voids']} voids, mean round {h['mean_round_s']} s")
+            print(f"  {h['period']}: {h['rounds']} rounds, {h['voids']} voids, {h['pauses']} pauses, "
+                  f"mean round {h['mean_round_s']} s")
+        for d in t["dealers"]:
+            print(f"  dealer {d['period']}: {d['rounds']} rounds, {d['voids']} voids, mean round {d['mean_round_s']} s")
+        for sh in t["shoes"]:
+            print(f"  shoe {sh['shoe']} from {sh['started_at']}: {sh['rounds']} rounds, {sh['voids']} voids, "
+                  f"{sh['cards_in_rounds']} cards in rounds, shoe count {sh['shoe_count']}")
         for c in t["outcomes"]:
             mark = "  FLAGGED" if c["flagged"] else ""
             print(f"  {c['bet']:<20} {c['label']:<10} {c['share']:.4f} observed ({c['observed']}/{c['rounds']}) "

@@ -38,7 +38,7 @@ from table_controller.journal.store import JournalReader
 from table_controller.soak.controller_process import ControllerProcess
 from table_controller.soak.postgres_server import PostgresServer
 from table_controller.soak.relay import CuttableRelay
-from table_controller.studio.rounds import assemble_round
+from table_controller.studio.rounds import assemble_round, shoe_starts
 
 log = logging.getLogger(__name__)
 
@@ -188,8 +188,9 @@ class ArchiveSide:
         for table, path in journals.items():
             records = _records(path)
             round_ids = list(dict.fromkeys(r.round for r in records if r.type == "round.start" and r.round))
+            shoes = shoe_starts(r for r in records if r.type == "shoe")
             for round_id in round_ids:
-                expected = assemble_round(table, round_id, [r for r in records if r.round == round_id])
+                expected = assemble_round(table, round_id, [r for r in records if r.round == round_id], shoes)
                 got = self._get(conn, f"/v1/tables/{table}/rounds/{round_id}")
                 rounds_checked += 1
                 want = msgspec.to_builtins(expected) if expected is not None else None

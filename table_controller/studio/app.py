@@ -24,9 +24,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.archive.base import Archive
-from table_controller.studio.history import EVERYTHING, studio_report
+from table_controller.studio.history import EVERYTHING, read_round, studio_report, table_shoes
 from table_controller.studio.keys import key_hash, may_read
-from table_controller.studio.rounds import assemble_round, summary
+from table_controller.studio.rounds import summary
 
 #: Rounds per page at most, and by default.
 MAX_PAGE = 500
@@ -127,8 +127,9 @@ def create_app(archive: Archive) -> Starlette:
             if not may_read(tables, table):
                 continue
             recent = []
+            shoes = table_shoes(archive, table)
             for rec in archive.recent_settlements(table, 20):
-                rnd = assemble_round(table, rec.round or "", archive.round_rows(table, rec.round or ""))
+                rnd = read_round(archive, table, rec.round or "", shoes)
                 if rnd is not None:
                     recent.append(summary(rnd))
             out.append({"table": table, "last_seq": seq, "last_hash": hash_, "last_results": recent})
@@ -150,8 +151,9 @@ def create_app(archive: Archive) -> Starlette:
         starts = archive.round_starts(table, since_text, until, after, limit + 1)
         page, more = starts[:limit], len(starts) > limit
         rounds = []
+        shoes = table_shoes(archive, table) if page else []
         for round_id, _, _ in page:
-            rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
+            rnd = read_round(archive, table, round_id, shoes)
             if rnd is not None:
                 rounds.append(summary(rnd))
         return _json({"table": table, "from": since_text, "to": until, "rounds": rounds,
@@ -167,7 +169,7 @@ def create_app(archive: Archive) -> Starlette:
 
     def one_round(request: Request, tables: list[str]) -> Response:
         table, round_id = request.path_params["table"], request.path_params["round"]
-        rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
+        rnd = read_round(archive, table, round_id)
         if rnd is None:
             return _error(404, f"no round {round_id} at table {table}")
         return _json(rnd)
@@ -191,8 +193,7 @@ def create_app(archive: Archive) -> Starlette:
             while not await request.is_disconnected():
                 found = await asyncio.to_thread(archive.settlements_after, cursor, readable())
                 for table, rec in found:
-                    rnd = await asyncio.to_thread(assemble_round, table, rec.round or "",
-                                                  archive.round_rows(table, rec.round or ""))
+                    rnd = await asyncio.to_thread(read_round, archive, table, rec.round or "")
                     cursor = {**cursor, table: rec.seq}
                     if rnd is not None:
                         ident = ",".join(f"{t}:{q}" for t, q in sorted(cursor.items()))

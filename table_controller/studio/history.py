@@ -8,20 +8,34 @@ from collections import Counter
 from typing import Any
 
 from table_controller.archive.base import Archive
-from table_controller.studio.rounds import RoundRecord, assemble_round
-from table_controller.studio.statistics import table_report
+from table_controller.studio.rounds import RoundRecord, assemble_round, shoe_starts
+from table_controller.studio.statistics import pauses_from, table_report
 
 EVERYTHING = ("0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z")
+
+
+def table_shoes(archive: Archive, table: str) -> list[int]:
+    """The seqs that start each of the table's shoes (:func:`shoe_starts`)."""
+    return shoe_starts(archive.typed_rows(table, ["shoe"]))
+
+
+def read_round(archive: Archive, table: str, round_id: str, shoes: list[int] | None = None) -> RoundRecord | None:
+    """One archived round, whole, its shoe numbered (``shoes``: :func:`table_shoes`, read when not given)."""
+    rows = archive.round_rows(table, round_id)
+    if not rows:
+        return None
+    return assemble_round(table, round_id, rows, table_shoes(archive, table) if shoes is None else shoes)
 
 
 def rounds_in_window(archive: Archive, table: str, since: str, until: str) -> list[RoundRecord]:
     """The table's rounds started in [since, until), oldest first."""
     out: list[RoundRecord] = []
     after = 0
+    shoes = table_shoes(archive, table)
     while True:
         starts = archive.round_starts(table, since, until, after, 500)
         for round_id, _, _ in starts:
-            rnd = assemble_round(table, round_id, archive.round_rows(table, round_id))
+            rnd = read_round(archive, table, round_id, shoes)
             if rnd is not None:
                 out.append(rnd)
         if len(starts) < 500:
@@ -54,5 +68,7 @@ def studio_report(archive: Archive, tables: list[str], since: str = EVERYTHING[0
         variant = variants.most_common(1)[0][0] if variants else None
         # outcomes are compared only within one variant: rounds of another are left out
         same = [r for r in rounds if r.variant == variant]
-        reports.append(table_report(table, variant, same, _par_bets(variant) if variant else None))
+        pauses = pauses_from(archive.typed_rows(table, ["table.state"], since, until))
+        reports.append(table_report(table, variant, same, _par_bets(variant) if variant else None, pauses,
+                                    archive.typed_rows(table, ["shoe"])))
     return {"from": since, "to": until, "tables": reports}

@@ -11,7 +11,8 @@ the journal can check that the rows between them are these, and chain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -24,6 +25,7 @@ from table_controller.event_types import (
     RoundResult,
     RoundStarted,
     RoundVoided,
+    ShoeChanged,
     decode_event,
 )
 from table_controller.journal.store import JournalRecord
@@ -51,6 +53,8 @@ class RoundRecord(msgspec.Struct, frozen=True, kw_only=True):
     game: str
     variant: str | None = None
     dealer: str | None = None
+    #: the n-th shoe of the table's journal (counted by its ``shoe`` ``new`` events), None before the first
+    shoe: int | None = None
     started_by: str | None = None
     started_at: str | None = None
     betting_closed_at: str | None = None
@@ -73,16 +77,31 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True):
     round: str
     status: RoundStatus
     dealer: str | None
+    shoe: int | None
     started_at: str | None
     ended_at: str | None
     outcome: dict[str, Any] | None
     void_reason: str | None
 
 
-def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord]) -> RoundRecord | None:
+def shoe_starts(records: Iterable[JournalRecord]) -> list[int]:
+    """The seqs of a table's ``shoe`` ``new`` events, in seq order: the n-th starts shoe n."""
+    out = []
+    for rec in records:
+        try:
+            event = decode_event(rec.body)
+        except EventError:
+            continue
+        if isinstance(event, ShoeChanged) and event.event == "new":
+            out.append(rec.seq)
+    return out
+
+
+def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord],
+                   shoes: Sequence[int] = ()) -> RoundRecord | None:
     """The round's record from its rows (those whose ``round`` is ``round_id``, seq order), or
-    None when there are none. Rows that are not events are left out (the archive keeps only
-    events, so there are none)."""
+    None when there are none; ``shoes`` (:func:`shoe_starts` of the table) numbers its shoe.
+    Rows that are not events are left out (the archive keeps only events, so there are none)."""
     fields: dict[str, Any] = {"cards": [], "burns": []}
     status: RoundStatus = "open"
     game = ""
@@ -117,11 +136,12 @@ def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord]) 
                 pass
     if not first:
         return None
+    shoe = bisect.bisect_right(shoes, first) or None
     return RoundRecord(table=table, round=round_id, status=status, game=game, first_seq=first, last_seq=last,
-                       last_hash=last_hash, **fields)
+                       last_hash=last_hash, shoe=shoe, **fields)
 
 
 def summary(record: RoundRecord) -> RoundSummary:
     return RoundSummary(table=record.table, round=record.round, status=record.status, dealer=record.dealer,
-                        started_at=record.started_at, ended_at=record.ended_at, outcome=record.outcome,
-                        void_reason=record.void_reason)
+                        shoe=record.shoe, started_at=record.started_at, ended_at=record.ended_at,
+                        outcome=record.outcome, void_reason=record.void_reason)
