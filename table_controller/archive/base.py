@@ -108,6 +108,11 @@ class Archive(Protocol):
         """Every archived row of one round, in seq order."""
         ...
 
+    def rounds_rows(self, table: str, round_ids: Sequence[str]) -> dict[str, list[JournalRecord]]:
+        """Every archived row of each of the rounds, in seq order, in one read (a page of a
+        round list: one query, not one a round)."""
+        ...
+
     def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
                      limit: int = 100) -> list[tuple[str, str, int]]:
         """(round id, start ts, start seq) of the table's rounds started in [since, until),

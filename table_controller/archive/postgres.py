@@ -203,6 +203,14 @@ class PostgresArchive:
                           "ORDER BY seq", (table, round_id))
         return [JournalRecord(int(r[0]), *r[1:]) for r in rows]
 
+    def rounds_rows(self, table: str, round_ids: Sequence[str]) -> dict[str, list[JournalRecord]]:
+        out: dict[str, list[JournalRecord]] = {r: [] for r in round_ids}
+        rows = self._read("SELECT seq, ts, type, round, body, hash FROM events WHERE tbl = %s AND round = ANY(%s) "
+                          "ORDER BY seq", (table, list(out)))
+        for r in rows:
+            out[r[3]].append(JournalRecord(int(r[0]), *r[1:]))
+        return out
+
     def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
                      limit: int = 100) -> list[tuple[str, str, int]]:
         rows = self._read(

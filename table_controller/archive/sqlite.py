@@ -178,6 +178,17 @@ class SQLiteArchive:
             (table, round_id))
         return [JournalRecord(*r) for r in rows]
 
+    def rounds_rows(self, table: str, round_ids: Sequence[str]) -> dict[str, list[JournalRecord]]:
+        out: dict[str, list[JournalRecord]] = {r: [] for r in round_ids}
+        ids = list(out)
+        for k in range(0, len(ids), 500):  # SQLite's bound-parameter limit is far above; keep statements short
+            part = ids[k:k + 500]
+            marks = ", ".join("?" for _ in part)
+            for r in self._read(f"SELECT seq, ts, type, round, body, hash FROM events INDEXED BY events_round "
+                                f"WHERE tbl = ? AND round IN ({marks}) ORDER BY seq", (table, *part)):
+                out[r[3]].append(JournalRecord(*r))
+        return out
+
     def round_starts(self, table: str, since_ts: str, until_ts: str, after_seq: int = 0,
                      limit: int = 100) -> list[tuple[str, str, int]]:
         """(round id, start ts, start seq) of the table's rounds started in [since, until), after

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table_controller.archive.base import Archive
-from table_controller.studio.history import EVERYTHING, read_round, studio_report, table_shoes
+from table_controller.studio.history import EVERYTHING, read_round, read_rounds, studio_report
 from table_controller.studio.keys import key_hash, may_read
 from table_controller.studio.rounds import summary
 
@@ -126,12 +126,8 @@ def create_app(archive: Archive) -> Starlette:
         for table, (seq, hash_) in archive.tables().items():
             if not may_read(tables, table):
                 continue
-            recent = []
-            shoes = table_shoes(archive, table)
-            for rec in archive.recent_settlements(table, 20):
-                rnd = read_round(archive, table, rec.round or "", shoes)
-                if rnd is not None:
-                    recent.append(summary(rnd))
+            settled = [rec.round for rec in archive.recent_settlements(table, 20) if rec.round]
+            recent = [summary(r) for r in read_rounds(archive, table, settled)]
             out.append({"table": table, "last_seq": seq, "last_hash": hash_, "last_results": recent})
         return _json({"tables": out})
 
@@ -150,12 +146,7 @@ def create_app(archive: Archive) -> Starlette:
         since_text, until = _text(since), FAR_FUTURE if end is None else _text(end)
         starts = archive.round_starts(table, since_text, until, after, limit + 1)
         page, more = starts[:limit], len(starts) > limit
-        rounds = []
-        shoes = table_shoes(archive, table) if page else []
-        for round_id, _, _ in page:
-            rnd = read_round(archive, table, round_id, shoes)
-            if rnd is not None:
-                rounds.append(summary(rnd))
+        rounds = [summary(r) for r in read_rounds(archive, table, [r for r, _, _ in page])] if page else []
         return _json({"table": table, "from": since_text, "to": until, "rounds": rounds,
                       "next_cursor": str(page[-1][2]) if more else None})
 

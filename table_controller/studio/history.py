@@ -27,6 +27,19 @@ def read_round(archive: Archive, table: str, round_id: str, shoes: list[int] | N
     return assemble_round(table, round_id, rows, table_shoes(archive, table) if shoes is None else shoes)
 
 
+def read_rounds(archive: Archive, table: str, round_ids: list[str], shoes: list[int] | None = None) -> list[
+        RoundRecord]:
+    """Several archived rounds, whole, in one read of the archive (in the order given)."""
+    rows = archive.rounds_rows(table, round_ids)
+    shoes = table_shoes(archive, table) if shoes is None else shoes
+    out = []
+    for round_id in round_ids:
+        rnd = assemble_round(table, round_id, rows.get(round_id, []), shoes)
+        if rnd is not None:
+            out.append(rnd)
+    return out
+
+
 def rounds_in_window(archive: Archive, table: str, since: str, until: str) -> list[RoundRecord]:
     """The table's rounds started in [since, until), oldest first."""
     out: list[RoundRecord] = []
@@ -34,10 +47,7 @@ def rounds_in_window(archive: Archive, table: str, since: str, until: str) -> li
     shoes = table_shoes(archive, table)
     while True:
         starts = archive.round_starts(table, since, until, after, 500)
-        for round_id, _, _ in starts:
-            rnd = read_round(archive, table, round_id, shoes)
-            if rnd is not None:
-                out.append(rnd)
+        out += read_rounds(archive, table, [r for r, _, _ in starts], shoes)
         if len(starts) < 500:
             return out
         after = starts[-1][2]
