@@ -26,7 +26,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from table_controller.archive.base import Archive
 from table_controller.studio.history import EVERYTHING, read_round, read_rounds, studio_report
 from table_controller.studio.keys import key_hash, may_read
-from table_controller.studio.rounds import summary
+from table_controller.studio.rounds import (
+    ErrorReply,
+    RoundRecord,
+    RoundsPage,
+    TableEntry,
+    TablesReply,
+    summary,
+)
 
 #: Rounds per page at most, and by default.
 MAX_PAGE = 500
@@ -128,8 +135,8 @@ def create_app(archive: Archive) -> Starlette:
                 continue
             settled = [rec.round for rec in archive.recent_settlements(table, 20) if rec.round]
             recent = [summary(r) for r in read_rounds(archive, table, settled)]
-            out.append({"table": table, "last_seq": seq, "last_hash": hash_, "last_results": recent})
-        return _json({"tables": out})
+            out.append(TableEntry(table=table, last_seq=seq, last_hash=hash_, last_results=recent))
+        return _json(TablesReply(tables=out))
 
     def list_rounds(request: Request, tables: list[str]) -> Response:
         table = request.path_params["table"]
@@ -147,8 +154,8 @@ def create_app(archive: Archive) -> Starlette:
         starts = archive.round_starts(table, since_text, until, after, limit + 1)
         page, more = starts[:limit], len(starts) > limit
         rounds = [summary(r) for r in read_rounds(archive, table, [r for r, _, _ in page])] if page else []
-        return _json({"table": table, "from": since_text, "to": until, "rounds": rounds,
-                      "next_cursor": str(page[-1][2]) if more else None})
+        return _json(RoundsPage(table=table, since=since_text, until=until, rounds=rounds,
+                                next_cursor=str(page[-1][2]) if more else None))
 
     def statistics(request: Request, tables: list[str]) -> Response:
         table = request.path_params["table"]
@@ -245,20 +252,32 @@ class KeyGate:
 
 
 _KEY: list[dict[str, list[str]]] = [{"apiKey": []}]
+_REFS, _SCHEMAS = msgspec.json.schema_components([TablesReply, RoundsPage, RoundRecord, ErrorReply],
+                                                 ref_template="#/components/schemas/{name}")
+
+
+def _reply(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _refusal(description: str) -> dict[str, Any]:
+    return _reply(description, _REFS[3])
+
+
 _TABLE = {"name": "table", "in": "path", "required": True, "schema": {"type": "string"}}
 OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
     "info": {"title": "table-controller studio API", "version": "1",
              "description": "Round history from the studio archive. Every path needs an API key "
                             "(Authorization: Bearer <key>, or X-API-Key); without one: 401."},
-    "components": {"securitySchemes": {
+    "components": {"schemas": _SCHEMAS, "securitySchemes": {
         "apiKey": {"type": "http", "scheme": "bearer"},
         "apiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}},
     "security": [{"apiKey": []}, {"apiKeyHeader": []}],
     "paths": {
         "/v1/tables": {"get": {"summary": "The tables this key may read: last seq and hash, last 20 results",
-                               "security": _KEY, "responses": {"200": {"description": "tables"},
-                                                               "401": {"description": "no valid key"}}}},
+                               "security": _KEY, "responses": {"200": _reply("tables", _REFS[0]),
+                                                               "401": _refusal("no valid key")}}},
         "/v1/tables/{table}/rounds": {"get": {
             "summary": "Rounds started in a time window, oldest first, a page at a time",
             "security": _KEY,
@@ -271,9 +290,9 @@ OPENAPI: dict[str, Any] = {
                                                                        "maximum": MAX_PAGE}},
                            {"name": "cursor", "in": "query", "schema": {"type": "string"},
                             "description": "next_cursor of the previous page"}],
-            "responses": {"200": {"description": "a page: rounds and next_cursor (null on the last page)"},
-                          "400": {"description": "a bad parameter"}, "401": {"description": "no valid key"},
-                          "404": {"description": "no such table for this key"}}}},
+            "responses": {"200": _reply("a page: rounds and next_cursor (null on the last page)", _REFS[1]),
+                          "400": _refusal("a bad parameter"), "401": _refusal("no valid key"),
+                          "404": _refusal("no such table for this key")}}},
         "/v1/tables/{table}/statistics": {"get": {
             "summary": "Rounds started in [from, to): per hour and in all, rounds, results, voids by cause, mean "
                        "betting / dealing / round seconds, and each bet's outcome shares against the exact PAR "
@@ -282,21 +301,24 @@ OPENAPI: dict[str, Any] = {
             "parameters": [_TABLE,
                            {"name": "from", "in": "query", "schema": {"type": "string", "format": "date-time"}},
                            {"name": "to", "in": "query", "schema": {"type": "string", "format": "date-time"}}],
-            "responses": {"200": {"description": "the report"}, "401": {"description": "no valid key"},
-                          "404": {"description": "no such table for this key"}}}},
+            "responses": {"200": _reply("the report (docs/studio.md)", {"type": "object"}),
+                          "400": _refusal("a bad parameter"), "401": _refusal("no valid key"),
+                          "404": _refusal("no such table for this key")}}},
         "/v1/stream": {"get": {
             "summary": "Server-sent events: each round result or void of this key's tables as it is archived "
                        "(event 'round', data: the round summary, id: 'T01:seq,...'; resume with Last-Event-ID "
                        "or ?since=<id>; without either, from now)",
             "security": _KEY,
-            "responses": {"200": {"description": "text/event-stream"}, "401": {"description": "no valid key"}}}},
+            "responses": {"200": {"description": "text/event-stream",
+                                  "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                          "401": _refusal("no valid key")}}},
         "/v1/tables/{table}/rounds/{round}": {"get": {
             "summary": "One round: every card in deal order with its time, position and source, burns, "
                        "start / betting closed / end times, status, outcome, payouts or void reason, and "
                        "the journal seq range with the last hash",
             "security": _KEY,
             "parameters": [_TABLE, {"name": "round", "in": "path", "required": True, "schema": {"type": "string"}}],
-            "responses": {"200": {"description": "the round"}, "401": {"description": "no valid key"},
-                          "404": {"description": "no such round or table for this key"}}}},
+            "responses": {"200": _reply("the round", _REFS[2]), "401": _refusal("no valid key"),
+                          "404": _refusal("no such round or table for this key")}}},
     },
 }

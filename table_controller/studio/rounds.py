@@ -84,6 +84,37 @@ class RoundSummary(msgspec.Struct, frozen=True, kw_only=True):
     void_reason: str | None
 
 
+class TableEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A table in ``GET /v1/tables``: where its archive ends, and its last results."""
+
+    table: str
+    last_seq: int
+    last_hash: str
+    last_results: list[RoundSummary]
+
+
+class TablesReply(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /v1/tables``."""
+
+    tables: list[TableEntry]
+
+
+class RoundsPage(msgspec.Struct, frozen=True, kw_only=True, rename={"since": "from", "until": "to"}):
+    """``GET /v1/tables/{table}/rounds``: one page of a time window (``next_cursor`` null on the last)."""
+
+    table: str
+    since: str
+    until: str
+    rounds: list[RoundSummary]
+    next_cursor: str | None
+
+
+class ErrorReply(msgspec.Struct, frozen=True):
+    """Every refusal: 400, 401, 404, 405."""
+
+    error: str
+
+
 def shoe_starts(records: Iterable[JournalRecord]) -> list[int]:
     """The seqs of a table's ``shoe`` ``new`` events, in seq order: the n-th starts shoe n."""
     out = []
