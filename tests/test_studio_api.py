@@ -293,3 +293,32 @@ def test_pauses_are_counted_by_cause_with_their_seconds_and_shoes_number_the_rou
     assert report["all"]["pauses"] == 3
     assert report["all"]["pauses_by_cause"]["shoe-link-down"] == {"count": 1, "seconds": 30.5}
     assert [(h["period"], h["pauses"]) for h in report["hours"]] == [("2026-12-02T10:00Z", 2), ("2026-12-02T11:00Z", 1)]
+
+
+def test_a_revoked_key_is_refused_from_the_next_request_on(tmp_path: Path, archive_location: str) -> None:
+    import json as json_
+    import subprocess
+    import sys
+
+    table = LiveTable(tmp_path / "T01.sqlite")
+    table.deal(1)
+    cli = [sys.executable, "-m", "table_controller", "studio"]
+    made = subprocess.run([*cli, "key", "--db", archive_location, "--name", "op", "--tables", "*", "--json"],
+                          capture_output=True, text=True, timeout=60)
+    key = json_.loads(made.stdout)
+    archive = open_archive(archive_location)
+    ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
+    studio = Studio(archive)
+    try:
+        assert studio.get("/v1/tables", key["key"])[0] == 200
+        done = subprocess.run([*cli, "revoke", "--db", archive_location, "--id", str(key["id"]), "--json"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and json_.loads(done.stdout) == {"id": key["id"], "revoked": True}
+        assert studio.get("/v1/tables", key["key"])[0] == 401
+        again = subprocess.run([*cli, "revoke", "--db", archive_location, "--id", str(key["id"])],
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1 and "no live API key" in again.stdout
+    finally:
+        studio.stop()
+        archive.close()
+        table.close()

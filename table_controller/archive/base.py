@@ -138,6 +138,10 @@ class Archive(Protocol):
     # -- the studio API's keys
     def add_api_key(self, key_hash: str, name: str, tables: list[str], created_at: str) -> int: ...
 
+    def revoke_api_key(self, number: int, revoked_at: str) -> bool:
+        """Revoke key ``number`` (from then on it is refused); False when there is no such live key."""
+        ...
+
     def api_key_tables(self, key_hash: str) -> list[str] | None:
         """The tables a (hashed) key may read, or None for no such key or a revoked one."""
         ...

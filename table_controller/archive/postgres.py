@@ -248,6 +248,11 @@ class PostgresArchive:
                           "RETURNING id", (key_hash, name, json.dumps(tables), created_at))
         return int(rows[0][0])
 
+    def revoke_api_key(self, number: int, revoked_at: str) -> bool:
+        rows = self._read("UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL RETURNING id",
+                          (revoked_at, number))
+        return bool(rows)
+
     def api_key_tables(self, key_hash: str) -> list[str] | None:
         rows = self._read("SELECT tables FROM api_keys WHERE hash = %s AND revoked_at IS NULL", (key_hash,))
         return [str(t) for t in json.loads(rows[0][0])] if rows else None

@@ -233,6 +233,12 @@ class SQLiteArchive:
                                      (key_hash, name, json.dumps(tables), created_at))
         return int(cur.lastrowid or 0)
 
+    def revoke_api_key(self, number: int, revoked_at: str) -> bool:
+        with self._lock:
+            cur = self._conn.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                                     (revoked_at, number))
+        return cur.rowcount == 1
+
     def api_key_tables(self, key_hash: str) -> list[str] | None:
         """The tables a (hashed) key may read, or None for no such key or a revoked one."""
         rows = self._read("SELECT tables FROM api_keys WHERE hash = ? AND revoked_at IS NULL", (key_hash,))

@@ -32,6 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     key.add_argument("--tables", required=True, help="comma-separated tables, or '*' for every table")
     key.add_argument("--json", action="store_true", help="print the key as a JSON object")
     key.set_defaults(func=run_key)
+    revoke = sub.add_parser("revoke", help="revoke an API key by its number (refused from the next request on)",
+                            description="Revoke the API key with this number (as 'studio key' printed it).")
+    _archive_arg(revoke)
+    revoke.add_argument("--id", type=int, required=True, help="the key's number")
+    revoke.add_argument("--json", action="store_true", help="print the result as a JSON object")
+    revoke.set_defaults(func=run_revoke)
     report = sub.add_parser(
         "report", help="studio statistics: pace, phases, voids, outcomes against the PAR sheet",
         description="Per table, per hour and in all: rounds, results, voids by cause, mean betting / "
@@ -95,6 +101,21 @@ def run_key(args: argparse.Namespace) -> int:
     else:
         print(f"API key {number} for {args.name} (tables {', '.join(tables)}); shown only now:\n{key}")
     return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    import time
+
+    from table_controller.cli.archive_cmd import open_existing
+    from table_controller.events import format_ts
+
+    with open_existing(args.db) as archive:
+        done = archive.revoke_api_key(args.id, format_ts(time.time()))
+    if args.json:
+        print(json.dumps({"id": args.id, "revoked": done}))
+    else:
+        print(f"API key {args.id} revoked" if done else f"no live API key {args.id}")
+    return 0 if done else 1
 
 
 GAMES = ("baccarat", "teen-patti-2020", "three-pictures", "three-face")
