@@ -10,7 +10,7 @@ from rich.console import Console
 
 from table_controller.client import Snapshot
 from table_controller.display.model import TableView, banner_of
-from table_controller.display.scoreboard import bead_plate, big_road
+from table_controller.display.roads import ShoeResult, bead_plate, scoreboard
 from table_controller.display.terminal import render
 from table_controller.event_types import Event, TableStatus
 from table_controller.events import make_event
@@ -83,7 +83,7 @@ def test_snapshot_replaces_and_does_not_duplicate_results():
     assert shown["positions"] == [{"name": "player", "cards": ["AS"]}]
     assert shown["result"] is None
     assert shown["bead_plate"] == [{"col": 0, "row": 0, "winner": "P", "player_pair": False,
-                                    "banker_pair": False}]
+                                    "banker_pair": False, "natural": False}]
 
 
 def test_new_shoe_resets_the_scoreboards():
@@ -125,9 +125,9 @@ def test_heartbeat_alert_and_shoe_count_are_shown():
 
 
 def test_big_road_streaks_turn_right_and_count_ties():
-    cells, leading = big_road(list("TBBPTTPPPPPPPB"))
-    assert leading == 1
-    assert [(c.col, c.row, c.winner, c.ties) for c in cells] == [
+    board = scoreboard([ShoeResult(w) for w in "TBBPTTPPPPPPPB"])  # type: ignore[arg-type]
+    assert board.leading_ties == 1
+    assert [(c.col, c.row, c.value.winner, c.value.ties) for c in board.big_road] == [
         (0, 0, "B", 0), (0, 1, "B", 0),
         (1, 0, "P", 2), (1, 1, "P", 0), (1, 2, "P", 0), (1, 3, "P", 0), (1, 4, "P", 0),
         (1, 5, "P", 0), (2, 5, "P", 0), (3, 5, "P", 0),  # dragon tail
@@ -136,7 +136,7 @@ def test_big_road_streaks_turn_right_and_count_ties():
 
 
 def test_bead_plate_fills_columns_of_six():
-    beads = bead_plate([("B", False, False)] * 7)
+    beads = bead_plate([ShoeResult("B")] * 7)
     assert [(b.col, b.row) for b in beads][-2:] == [(0, 5), (1, 0)]
 
 

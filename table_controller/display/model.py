@@ -15,7 +15,7 @@ from typing import Any
 
 from table_controller import event_types
 from table_controller.client import ClientItem, Snapshot
-from table_controller.display.scoreboard import bead_plate, big_road
+from table_controller.display.roads import ShoeResult, scoreboard
 from table_controller.event_types import (
     Alert,
     BettingClosed,
@@ -90,9 +90,10 @@ class TableView:
         self.cards: dict[str, list[str | None]] = {}
         self.result: dict[str, Any] | None = None
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
-        self.shoe_results: list[tuple[str, bool, bool]] = []
+        self.shoe_results: list[ShoeResult] = []
         self.shoe_new_seq: int | None = None
         self.shoe_count: int | None = None
+        self.shoe_decks: int | None = None
         self.alerts: deque[dict[str, Any]] = deque(maxlen=5)
         self.seq = 0
         self.last_ts: float | None = None
@@ -179,6 +180,7 @@ class TableView:
                 if event.event == "new":
                     self.shoe_results = []
                     self.shoe_new_seq = event.seq
+                    self.shoe_decks = event.decks if isinstance(event.decks, int) else self.shoe_decks
             case Alert(kind=kind, severity=severity, detail=detail):
                 self.alerts.append({"kind": kind, "severity": severity, "detail": detail})
             case CheckpointSigned():
@@ -195,8 +197,9 @@ class TableView:
             return
         letter = WINNER_LETTER.get(str(event.outcome.get("winner")))
         if letter:
-            self.shoe_results.append((letter, bool(event.outcome.get("player_pair")),
-                                      bool(event.outcome.get("banker_pair"))))
+            self.shoe_results.append(ShoeResult(letter, bool(event.outcome.get("player_pair")),  # type: ignore[arg-type]
+                                                bool(event.outcome.get("banker_pair")),
+                                                bool(event.outcome.get("natural"))))
 
     # -- showing --------------------------------------------------------------------------------
 
@@ -208,7 +211,7 @@ class TableView:
 
     def view(self, now: float) -> dict[str, Any]:
         """Everything a display draws, as plain JSON-able data."""
-        road, leading_ties = big_road([w for w, _, _ in self.shoe_results])
+        board = scoreboard(self.shoe_results)
         return {
             "table": self.table,
             "game": self.game,
@@ -221,9 +224,17 @@ class TableView:
             "positions": [{"name": name, "cards": cards} for name, cards in self.cards.items()],
             "result": self.result,
             "history": list(self.history)[-20:],
-            "bead_plate": [vars(b) for b in bead_plate(self.shoe_results)],
-            "big_road": [vars(c) for c in road],
-            "leading_ties": leading_ties,
+            "bead_plate": [vars(b) for b in board.bead_plate],
+            "big_road": [{"col": c.col, "row": c.row, "winner": c.value.winner, "ties": c.value.ties,
+                          "player_pair": c.value.player_pair, "banker_pair": c.value.banker_pair,
+                          "natural": c.value.natural} for c in board.big_road],
+            "leading_ties": board.leading_ties,
+            "derived_roads": {name: [{"col": c.col, "row": c.row, "colour": c.value} for c in cells]
+                              for name, cells in board.derived.items()},
+            "ask_roads": board.ask,
+            "shoe_stats": {**board.stats, "cards_dealt": self.shoe_count,
+                           "cards_left": (self.shoe_decks * 52 - self.shoe_count
+                                          if self.shoe_decks and self.shoe_count is not None else None)},
             "shoe_count": self.shoe_count,
             "alerts": list(self.alerts),
         }
