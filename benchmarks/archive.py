@@ -281,6 +281,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1_000_000, help="archived rounds for queries (default 1M)")
     parser.add_argument("--requests", type=int, default=2000, help="GETs of one round (a fifth as many windows)")
     parser.add_argument("--skip-postgres", action="store_true", help="SQLite only")
+    parser.add_argument("--postgres", metavar="URL",
+                        help="a running server to use (postgresql://user@host:port/db, may create databases) "
+                             "instead of a throw-away one started here")
+    parser.add_argument("--skip-sqlite", action="store_true", help="PostgreSQL only")
     parser.add_argument("--only", choices=["ingest", "query", "catch_up"], action="append",
                         help="run only these parts (repeat); default all")
     parser.add_argument("--dir", type=Path, help="folder for the SQLite files (default: a temporary one)")
@@ -288,7 +292,8 @@ def main() -> int:
     args = parser.parse_args()
     parts = args.only or ["ingest", "query", "catch_up"]
     folder = args.dir or Path(tempfile.mkdtemp(prefix="archive-bench-"))
-    pg: PostgresServer | None = None if args.skip_postgres else PostgresServer().start()
+    pg: PostgresServer | None = None if args.skip_postgres or args.postgres else PostgresServer().start()
+    server_url = args.postgres or (pg.url() if pg is not None else None)
     made = 0
 
     def sqlite_location() -> str:
@@ -300,14 +305,15 @@ def main() -> int:
         nonlocal made
         import psycopg
 
-        assert pg is not None
+        assert server_url is not None
         made += 1
-        with psycopg.connect(pg.url(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE bench_{made}")
-        return pg.url(f"bench_{made}")
+        name = f"bench_{made}_{int(time.time())}"
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return server_url.rsplit("/", 1)[0] + "/" + name
 
-    backends: dict[str, Callable[[], str]] = {"sqlite": sqlite_location}
-    if pg is not None:
+    backends: dict[str, Callable[[], str]] = {} if args.skip_sqlite else {"sqlite": sqlite_location}
+    if server_url is not None:
         backends = {"postgresql": pg_location, **backends}
     result: dict[str, Any] = {"benchmark": "archive"}
     try:

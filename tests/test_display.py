@@ -55,12 +55,12 @@ def test_round_shows_countdown_cards_and_banner():
     view.apply(s("card", position="banker", index=0, code="8S", source="shoe"))
     view.apply(s("card", position="player", index=1, code="3C", source="shoe"))
     shown = view.view(T0)
-    assert shown["positions"] == [{"name": "player", "cards": ["QH", "3C"]},
-                                  {"name": "banker", "cards": ["8S"]}]
+    assert shown["positions"] == [{"name": "player", "cards": ["QH", "3C"], "points": 3},
+                                  {"name": "banker", "cards": ["8S"], "points": 8}]
     view.apply(s.result("banker", ["QH", "3C"], ["8S", "QD"], 3, 8))
     shown = view.view(T0)
     assert shown["result"]["banner"] == "BANKER WINS  PLAYER 3 – BANKER 8"
-    assert shown["positions"][1] == {"name": "banker", "cards": ["8S", "QD"]}
+    assert shown["positions"][1] == {"name": "banker", "cards": ["8S", "QD"], "points": 8}
     assert [h["label"] for h in shown["history"]] == ["B"]
 
 
@@ -80,7 +80,7 @@ def test_snapshot_replaces_and_does_not_duplicate_results():
     shown = view.view(T0)
     assert [h["round"] for h in shown["history"]] == ["R1"]
     assert shown["state"] == "dealing"
-    assert shown["positions"] == [{"name": "player", "cards": ["AS"]}]
+    assert shown["positions"] == [{"name": "player", "cards": ["AS"], "points": 1}]
     assert shown["result"] is None
     assert shown["bead_plate"] == [{"col": 0, "row": 0, "winner": "P", "player_pair": False,
                                     "banker_pair": False, "natural": False}]

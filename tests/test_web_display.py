@@ -98,12 +98,13 @@ def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
             expect(page.locator("#table")).to_have_text("T01", timeout=10_000)
             expect(page.locator("#status")).to_have_text("live")
             expect(page.locator("#banner")).to_have_text("BANKER WINS  PLAYER 3 – BANKER 8")
-            expect(page.locator("#bead-plate .bead")).to_have_count(1)
-            expect(page.locator("#bead-plate .bead-B")).to_have_text("B")
+            expect(page.locator("#bead-plate g.cell")).to_have_count(1)
+            expect(page.locator('#bead-plate g.cell[data-winner="B"]')).to_have_text("B")
             expect(page.locator("#bead-plate")).to_be_visible()
 
             table.open_round(betting_seconds=15)
-            expect(page.locator("#state")).to_have_text("betting")
+            expect(page.locator("#state")).to_have_attribute("data-state", "betting")
+            expect(page.locator("#state")).to_have_text("place your bets")
             expect(page.locator("#countdown")).to_have_text(
                 __import__("re").compile(r"^(1[0-5]|[1-9])$"))
             expect(page.locator("#banner")).to_be_hidden()
@@ -112,21 +113,21 @@ def test_floor_display_shows_a_round_as_it_is_played(stage, tmp_path):
             for card in [e for e in events if e.type == "card"]:
                 slot = page.locator(f'[data-position="{card.position}"] svg.card')
                 expect(slot.nth(card.index)).to_have_attribute("data-code", card.code)
-            expect(page.locator("#state")).to_have_text("dealing")
+            expect(page.locator("#state")).to_have_attribute("data-state", "dealing")
             expect(page.locator("#countdown")).to_have_text("")
 
             table.finish()
             expect(page.locator("#banner")).to_have_text("PLAYER WINS  PLAYER 7 – BANKER 4")
             expect(page.locator('[data-position="banker"] svg.card')).to_have_count(3)
-            expect(page.locator("#bead-plate .bead")).to_have_text(["B", "P"])
-            expect(page.locator("#big-road g.road-B")).to_have_count(1)
-            expect(page.locator("#big-road g.road-P")).to_have_count(1)
+            expect(page.locator("#bead-plate g.cell")).to_have_text(["B", "P"])
+            expect(page.locator('#big-road g.cell[data-winner="B"]')).to_have_count(1)
+            expect(page.locator('#big-road g.cell[data-winner="P"]')).to_have_count(1)
             expect(page.locator("#history span")).to_have_text(["B", "P"])
             page.screenshot(path=str(tmp_path / "web-display.png"), full_page=True)
             assert (tmp_path / "web-display.png").stat().st_size > 10_000
 
             table.new_shoe()
-            expect(page.locator("#bead-plate .bead")).to_have_count(0)
+            expect(page.locator("#bead-plate g.cell")).to_have_count(0)
             expect(page.locator("#history span")).to_have_count(2)
 
             # The display server restarts: the page reconnects by itself.

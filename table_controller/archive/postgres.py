@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from table_controller.archive.base import (
     GENESIS_HASH,
@@ -75,6 +75,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
 )
 
 COLUMNS = "tbl, seq, ts, type, round, body, hash, archived_at"
+T = TypeVar("T")
 
 
 def redact(url: str) -> str:
@@ -102,8 +103,10 @@ class PostgresArchive:
         self._where = redact(url)
         self._lock = threading.Lock()  # one slice at a time from this process (its order is the chain's)
         try:
+            # no check on each checkout (a round trip per query): a connection a restarted server
+            # broke fails its first query, the pool discards it, and _read tries once more
             self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, timeout=timeout, open=False,
-                                        check=ConnectionPool.check_connection, kwargs={"autocommit": True})
+                                        kwargs={"autocommit": True})
             self._pool.open(wait=True, timeout=timeout)
             self._migrate()
         except ArchiveError:
@@ -119,12 +122,25 @@ class PostgresArchive:
         down = isinstance(e, PoolTimeout | psycopg.OperationalError | psycopg.InterfaceError)
         return (ArchiveUnavailable if down else ArchiveError)(f"archive {self._where}: {doing}: {e}")
 
+    def _with_connection(self, doing: str, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """``work`` on a pooled connection; once more on a fresh one when the first was dropped by
+        the server (a restart: the pool discards a broken connection when it comes back). ``work``
+        must be safe to repeat: one transaction, or a read."""
+        for attempt in (1, 2):
+            try:
+                with self._pool.connection() as conn:
+                    return work(conn)
+            except ArchiveError:
+                raise
+            except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+                if attempt == 2 or isinstance(e, PoolTimeout):
+                    raise self._failure(doing, e) from e
+            except Exception as e:
+                raise self._failure(doing, e) from e
+        raise AssertionError("unreachable")
+
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        try:
-            with self._pool.connection() as conn:
-                return conn.execute(sql, params).fetchall()
-        except Exception as e:
-            raise self._failure("cannot read", e) from e
+        return self._with_connection("cannot read", lambda conn: conn.execute(sql, params).fetchall())
 
     # -- schema --------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -159,8 +175,9 @@ class PostgresArchive:
             return 0
         rows = slice_rows(slice_, archived_at)
         last_seq, last_hash = rows[-1][1], rows[-1][6]
-        try:
-            with self._lock, self._pool.connection() as conn, conn.transaction():
+
+        def write(conn: psycopg.Connection[Any]) -> None:
+            with conn.transaction():
                 conn.execute("INSERT INTO table_heads VALUES (%s, 0, %s) ON CONFLICT (tbl) DO NOTHING",
                              (slice_.table, GENESIS_HASH))
                 row = conn.execute("SELECT seq, hash FROM table_heads WHERE tbl = %s FOR UPDATE",
@@ -172,19 +189,15 @@ class PostgresArchive:
                         copy.write_row(r)
                 conn.execute("UPDATE table_heads SET seq = %s, hash = %s WHERE tbl = %s",
                              (last_seq, last_hash, slice_.table))
-        except ArchiveError:
-            raise
-        except Exception as e:
-            raise self._failure(f"table {slice_.table}: cannot write", e) from e
+
+        with self._lock:
+            self._with_connection(f"table {slice_.table}: cannot write", write)
         return len(rows)
 
     def alert(self, alert: ArchiveAlert) -> None:
-        try:
-            with self._pool.connection() as conn:
-                conn.execute("INSERT INTO alerts (at, tbl, kind, text) VALUES (%s, %s, %s, %s)",
-                             (alert.at, alert.table, alert.kind, alert.text))
-        except Exception as e:
-            raise self._failure("cannot keep an alert", e) from e
+        self._with_connection("cannot keep an alert", lambda conn: conn.execute(
+            "INSERT INTO alerts (at, tbl, kind, text) VALUES (%s, %s, %s, %s)",
+            (alert.at, alert.table, alert.kind, alert.text)))
 
     # -- reading -------------------------------------------------------------------------
     def tables(self) -> dict[str, tuple[int, str]]:

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     display.add_argument("--web", action="store_true", help="serve the web floor display")
     display.add_argument("--host", default="127.0.0.1", help="web display address (default 127.0.0.1)")
     display.add_argument("--port", type=int, default=8080, help="web display port (default 8080)")
+    display.add_argument("--lang", default="en", choices=["en", "zh-Hans", "zh", "zh-Hant"],
+                         help="the web display's language: English, Chinese simplified or traditional (default en)")
+    display.add_argument("--limits", metavar="TEXT", help='the table limits to show, as written, e.g. "10 - 5,000"')
     display.add_argument("--json", action="store_true",
                          help="print each snapshot and event as a JSON line instead of drawing")
     display.set_defaults(func=run_display)
@@ -54,7 +57,8 @@ def run_display(args: argparse.Namespace) -> int:
     if args.web:
         from table_controller.display.web import WebDisplay
 
-        web = WebDisplay(make_client, table=args.table, host=args.host, port=args.port)
+        web = WebDisplay(make_client, table=args.table, host=args.host, port=args.port, lang=args.lang,
+                         limits=args.limits)
         print(f"web floor display of table {args.table} on http://{args.host}:{args.port}/", flush=True)
         web.serve()
         return 0

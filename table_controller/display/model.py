@@ -9,12 +9,17 @@ skipped, never fatal: a display must stay up whatever arrives.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import deque
+from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from table_controller import event_types
 from table_controller.client import ClientItem, Snapshot
+from table_controller.display.boards import MAX_ROUNDS, game_board
 from table_controller.display.roads import ShoeResult, scoreboard
 from table_controller.event_types import (
     Alert,
@@ -72,11 +77,49 @@ def summary_of(event: RoundResult | RoundVoided) -> dict[str, Any]:
     return {"round": event.round, "seq": event.seq, "label": label, "banner": banner_of(event)}
 
 
+#: Games whose hands count points (A = 1, 2-9 face value, tens and pictures 0, modulo 10).
+POINT_GAMES = ("baccarat", "three-pictures", "three-face")
+CARD_POINTS = {**{str(n): n for n in range(2, 10)}, "A": 1, "T": 0, "J": 0, "Q": 0, "K": 0}
+
+
+def hand_points(game: str | None, cards: list[str | None]) -> int | None:
+    """The points of the cards seen so far of a hand (None for games without points, or no card)."""
+    seen = [c for c in cards if c]
+    if game not in POINT_GAMES or not seen:
+        return None
+    return sum(CARD_POINTS.get(c[:-1], 0) for c in seen) % 10
+
+
+def _odds(value: Decimal) -> str:
+    return f"{value.normalize():f}:1"
+
+
+@functools.cache
+def payout_table(variant_id: str) -> list[dict[str, str]]:
+    """What each bet of the variant pays, as the floor shows it (``[{bet, pays}]``); empty for a
+    variant this machine does not have."""
+    from table_controller.errors import VariantError
+    from table_controller.rules.registry import load_variant
+
+    try:
+        variant = load_variant(variant_id)
+    except (VariantError, OSError):
+        return []
+    rows = []
+    for bet, terms in variant.bets.items():
+        parts = [_odds(terms.win)] if terms.win is not None else []
+        parts += [f"{_odds(v)} on {points} points" for points, v in sorted(terms.win_on_points.items())]
+        parts += [f"{name} {_odds(v)}" for name, v in terms.pays.items()]
+        rows.append({"bet": bet, "pays": " · ".join(parts)})
+    return rows
+
+
 class TableView:
     """The floor display's state of one table, fed by the client's snapshots and events."""
 
-    def __init__(self, table: str | None = None) -> None:
+    def __init__(self, table: str | None = None, limits: str | None = None) -> None:
         self.table = table
+        self.limits = limits  # the table's limits as the studio writes them (display --limits), shown as given
         self.reset()
 
     def reset(self) -> None:
@@ -94,6 +137,7 @@ class TableView:
         self.shoe_new_seq: int | None = None
         self.shoe_count: int | None = None
         self.shoe_decks: int | None = None
+        self.board_results: deque[tuple[str | None, dict[str, Any]]] = deque(maxlen=MAX_ROUNDS)
         self.alerts: deque[dict[str, Any]] = deque(maxlen=5)
         self.seq = 0
         self.last_ts: float | None = None
@@ -191,6 +235,8 @@ class TableView:
         if any(h["round"] == summary["round"] and h["seq"] == summary["seq"] for h in self.history):
             return
         self.history.append(summary)
+        if isinstance(event, RoundResult) and event.game != "baccarat":
+            self.board_results.append((event.round, msgspec.to_builtins(event)))
         if not isinstance(event, RoundResult) or event.game != "baccarat":
             return
         if self.shoe_new_seq is not None and event.seq < self.shoe_new_seq:
@@ -221,7 +267,8 @@ class TableView:
             "round": self.round,
             "seq": self.seq,
             "countdown": self.countdown(now),
-            "positions": [{"name": name, "cards": cards} for name, cards in self.cards.items()],
+            "positions": [{"name": name, "cards": cards, "points": hand_points(self.game, cards)}
+                          for name, cards in self.cards.items()],
             "result": self.result,
             "history": list(self.history)[-20:],
             "bead_plate": [vars(b) for b in board.bead_plate],
@@ -236,5 +283,9 @@ class TableView:
                            "cards_left": (self.shoe_decks * 52 - self.shoe_count
                                           if self.shoe_decks and self.shoe_count is not None else None)},
             "shoe_count": self.shoe_count,
+            "board": game_board(list(self.board_results)) if self.game not in (None, "baccarat") else None,
+            "payouts": payout_table(self.variant) if self.variant else [],
+            "limits": self.limits,
+            "last_ts": self.last_ts,
             "alerts": list(self.alerts),
         }

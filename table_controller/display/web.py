@@ -25,8 +25,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from table_controller.client import TableClient
+from table_controller.display.labels import labels_json
 from table_controller.display.model import TableView
-from table_controller.display.page import PAGE
+from table_controller.display.page import OVERLAY, PAGE, render_page
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +88,10 @@ class Feeder:
     """Follows the table in a thread and feeds the hub with views."""
 
     def __init__(self, make_client: Callable[[], TableClient], hub: ViewHub, table: str | None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, limits: str | None = None) -> None:
         self.make_client = make_client
         self.hub = hub
-        self.model = TableView(table)
+        self.model = TableView(table, limits=limits)
         self.clock = clock
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -128,11 +129,17 @@ class Feeder:
             self._thread.join(timeout=5)
 
 
-def create_app(hub: ViewHub, feeder: Feeder | None = None) -> Starlette:
-    """The web display's ASGI app: ``/`` page, ``/events`` SSE stream, ``/view`` JSON, ``/healthz``."""
+def create_app(hub: ViewHub, feeder: Feeder | None = None, lang: str = "en") -> Starlette:
+    """The web display's ASGI app: ``/`` the floor page, ``/overlay`` the stream overlay, ``/events``
+    SSE stream, ``/view`` JSON, ``/healthz``; pages in ``lang`` (:mod:`~table_controller.display.labels`)."""
+    words = labels_json(lang)  # ValueError for an unknown language, before anything is served
+    floor_page, overlay_page = render_page(PAGE, lang, words), render_page(OVERLAY, lang, words)
 
     async def page(request: Request) -> Response:
-        return HTMLResponse(PAGE)
+        return HTMLResponse(floor_page)
+
+    async def overlay(request: Request) -> Response:
+        return HTMLResponse(overlay_page)
 
     async def view(request: Request) -> Response:
         return Response(hub.view_json, media_type="application/json")
@@ -166,8 +173,8 @@ def create_app(hub: ViewHub, feeder: Feeder | None = None) -> Starlette:
             if feeder is not None:
                 await asyncio.to_thread(feeder.stop)
 
-    return Starlette(routes=[Route("/", page), Route("/events", events), Route("/view", view),
-                             Route("/healthz", health)], lifespan=lifespan)
+    return Starlette(routes=[Route("/", page), Route("/overlay", overlay), Route("/events", events),
+                             Route("/view", view), Route("/healthz", health)], lifespan=lifespan)
 
 
 class _Server(uvicorn.Server):
@@ -184,10 +191,10 @@ class WebDisplay:
     """The web floor display of one table: ``serve()`` in the foreground, or ``start()``/``stop()``."""
 
     def __init__(self, make_client: Callable[[], TableClient], *, table: str | None,
-                 host: str = "127.0.0.1", port: int = 8080) -> None:
+                 host: str = "127.0.0.1", port: int = 8080, lang: str = "en", limits: str | None = None) -> None:
         self.hub = ViewHub()
-        self.feeder = Feeder(make_client, self.hub, table)
-        self.app = create_app(self.hub, self.feeder)
+        self.feeder = Feeder(make_client, self.hub, table, limits=limits)
+        self.app = create_app(self.hub, self.feeder, lang)
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning",
                                 lifespan="on", timeout_graceful_shutdown=3)
         self.server = _Server(config)
