@@ -137,6 +137,8 @@ class TableView:
         self.shoe_new_seq: int | None = None
         self.shoe_count: int | None = None
         self.shoe_decks: int | None = None
+        self.shoe_count_seq = 0  # the seq of the shoe event that gave shoe_count
+        self.cards_since_count = 0  # cards of the results after it
         self.board_results: deque[tuple[str | None, dict[str, Any]]] = deque(maxlen=MAX_ROUNDS)
         self.alerts: deque[dict[str, Any]] = deque(maxlen=5)
         self.seq = 0
@@ -221,6 +223,7 @@ class TableView:
                     self.cards = {}  # a void round's cards do not count: the banner says so
             case ShoeChanged(count=count):
                 self.shoe_count = count
+                self.shoe_count_seq, self.cards_since_count = event.seq, 0
                 if event.event == "new":
                     self.shoe_results = []
                     self.shoe_new_seq = event.seq
@@ -241,6 +244,8 @@ class TableView:
             return
         if self.shoe_new_seq is not None and event.seq < self.shoe_new_seq:
             return
+        if event.seq > self.shoe_count_seq:
+            self.cards_since_count += sum(len(h.cards) for h in event.hands.values())
         letter = WINNER_LETTER.get(str(event.outcome.get("winner")))
         if letter:
             self.shoe_results.append(ShoeResult(letter, bool(event.outcome.get("player_pair")),  # type: ignore[arg-type]
@@ -248,6 +253,16 @@ class TableView:
                                                 bool(event.outcome.get("natural"))))
 
     # -- showing --------------------------------------------------------------------------------
+
+    def _cards_left(self) -> dict[str, int | None]:
+        """Cards dealt from the shoe and left in it: the shoe's last count, plus the cards of the
+        results since and of the round on the table (burns and void rounds' cards between two shoe
+        reports are not seen here: the figure is the shoe's own at each cut card)."""
+        if self.shoe_count is None:
+            return {"cards_dealt": None, "cards_left": None}
+        in_round = sum(1 for cards in self.cards.values() for c in cards if c) if self.result is None else 0
+        dealt = self.shoe_count + self.cards_since_count + in_round
+        return {"cards_dealt": dealt, "cards_left": self.shoe_decks * 52 - dealt if self.shoe_decks else None}
 
     def countdown(self, now: float) -> float | None:
         """Seconds of betting left at wall-clock ``now`` (None when betting is not open)."""
@@ -279,9 +294,7 @@ class TableView:
             "derived_roads": {name: [{"col": c.col, "row": c.row, "colour": c.value} for c in cells]
                               for name, cells in board.derived.items()},
             "ask_roads": board.ask,
-            "shoe_stats": {**board.stats, "cards_dealt": self.shoe_count,
-                           "cards_left": (self.shoe_decks * 52 - self.shoe_count
-                                          if self.shoe_decks and self.shoe_count is not None else None)},
+            "shoe_stats": {**board.stats, **self._cards_left()},
             "shoe_count": self.shoe_count,
             "board": game_board(list(self.board_results)) if self.game not in (None, "baccarat") else None,
             "payouts": payout_table(self.variant) if self.variant else [],

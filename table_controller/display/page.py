@@ -17,7 +17,7 @@ when no view came for 2.5 s (a live table sends a heartbeat every second).
 STYLE = r"""
   :root { --felt: #0b5d3b; --gold: #f2c14e; --red: #d32f2f; --blue: #1565c0; --green: #2e7d32; }
   * { box-sizing: border-box; }
-  body { margin: 0; font-family: "DejaVu Sans", "Noto Sans CJK SC", Arial, sans-serif; background: var(--felt);
+  body { margin: 0; font-family: "DejaVu Sans", "Noto Sans CJK SC", "WenQuanYi Zen Hei", Arial, sans-serif; background: var(--felt);
          color: #fff; width: 100vw; height: 100vh; overflow: hidden; }
   header { display: flex; gap: 2rem; align-items: baseline; padding: .8rem 2rem; background: #063d27; }
   #table { font-size: 3rem; font-weight: bold; }
@@ -40,7 +40,7 @@ STYLE = r"""
   svg.card { width: 110px; height: 154px; filter: drop-shadow(2px 3px 3px rgba(0,0,0,.5)); }
   #banner { grid-area: banner; text-align: center; font-size: 3rem; font-weight: bold; padding: .5rem;
             background: var(--gold); color: #222; border-radius: .6rem; }
-  #banner[hidden], section[hidden], #pause[hidden] { display: none; }
+  [hidden] { display: none !important; }
   #roads { grid-area: roads; display: flex; flex-direction: column; gap: .5rem; }
   #side { grid-area: side; display: flex; gap: 1.5rem; flex-wrap: wrap; align-items: flex-start; }
   h3 { margin: .1rem 0 .3rem; font-weight: normal; letter-spacing: .06em; font-size: 1.3rem; }
@@ -195,7 +195,7 @@ function drawBoard(view) {
   });
   document.getElementById("board-rounds").replaceChildren(head, ...body);
   document.getElementById("board-wins").replaceChildren(...Object.entries(board.wins).map(([k, v]) =>
-    el("span", {"data-wins": k}, L(k) + " " + v + "  ")));
+    el("span", {"data-wins": k}, k.split(" over ").map(L).join(" > ") + " " + v + "   ")));
   document.getElementById("notable").replaceChildren(...board.notable.slice().reverse().map(n =>
     el("li", {"data-round": n.round || ""}, (n.round || "") + " — " + n.text)));
 }
@@ -304,7 +304,7 @@ OVERLAY = r"""<!doctype html>
 <title>Table overlay</title>
 <style>
   html, body { margin: 0; background: transparent; width: 1920px; height: 1080px; overflow: hidden;
-               font-family: "DejaVu Sans", "Noto Sans CJK SC", Arial, sans-serif; color: #fff; }
+               font-family: "DejaVu Sans", "Noto Sans CJK SC", "WenQuanYi Zen Hei", Arial, sans-serif; color: #fff; }
   #overlay { position: absolute; left: 0; right: 0; bottom: 40px; display: flex; flex-direction: column;
              align-items: center; gap: 12px; text-shadow: 0 2px 6px #000; }
   #positions { display: flex; gap: 120px; }
