@@ -102,7 +102,8 @@ def test_baccarat_roads_ask_roads_and_statistics_are_the_pure_functions(browser:
                 first = max(0, max((c[0] for c in want), default=0) - 54)  # 55 columns of 14 px
                 assert cells(page, "#" + name.replace("_", "-"), "colour") == [c for c in want if c[0] >= first], name
             for side in ("B", "P"):
-                shown = page.eval_on_selector_all(f"#ask-{side} svg", "s => s.map(x => [x.dataset.road, x.dataset.colour])")
+                shown = page.eval_on_selector_all(f"#ask-{side} svg",
+                                                  "s => s.map(x => [x.dataset.road, x.dataset.colour])")
                 assert {road: colour or None for road, colour in shown} == board.ask[side]  # type: ignore[index]
             for key in ("banker", "player", "tie", "player_pair", "banker_pair", "natural", "rounds"):
                 expect(page.locator(f'[data-stat="{key}"]')).to_have_text(str(board.stats[key]))
