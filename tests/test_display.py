@@ -192,3 +192,17 @@ def test_terminal_display_follows_a_table_until_stopped():
     context.destroy(linger=0)
     assert "BANKER WINS  PLAYER 3 – BANKER 8" in out.getvalue()
     assert "[8♠] [Q♦]" in out.getvalue()
+
+
+def test_terminal_render_shows_the_big_road_and_the_shoe_statistics():
+    s, view = Script(), TableView("T01")
+    view.apply(s("shoe", event="new", count=0, decks=8))
+    for winner in ("banker", "banker", "player", "tie", "player"):
+        view.apply(s.result(winner, ["2H", "3H"], ["2C", "3C"], 5, 5))
+    console = Console(file=io.StringIO(), width=140, color_system=None)
+    console.print(render(view.view(T0)))
+    text = console.file.getvalue()
+    rows = [line.replace("│", "").strip() for line in text.splitlines()]
+    start = rows.index("big road")
+    assert rows[start + 1:start + 4] == ["B  P1", "B  P", "·  ·"], text  # the tie counted on the first P
+    assert "shoe: B 2  P 2  T 1" in text and "cards left 396" in text

@@ -33,6 +33,40 @@ def card_text(code: str | None) -> Text:
     return Text(f"[{'10' if rank == 'T' else rank}{SUIT_SYMBOL.get(suit, suit)}]", style=style)
 
 
+ROAD_COLUMNS = 30
+
+
+def big_road_text(cells: list[dict[str, Any]], columns: int = ROAD_COLUMNS) -> Text:
+    """The big road's last ``columns`` grid columns, six rows: ``B``/``P`` in red/blue, a tie
+    count as a green digit after the letter (``B1``), blanks as dots."""
+    last = max((c["col"] for c in cells), default=-1)
+    first = max(0, last - columns + 1)
+    grid = {(c["col"], c["row"]): c for c in cells if c["col"] >= first}
+    text = Text("big road\n", style="bold")
+    for row in range(6):
+        for col in range(first, max(last + 1, first + 1)):
+            cell = grid.get((col, row))
+            if cell is None:
+                text.append(" · ", style="dim")
+                continue
+            text.append(cell["winner"], style=LABEL_STYLE.get(cell["winner"], ""))
+            text.append(str(min(cell["ties"], 9)) if cell["ties"] else " ", style="bold green")
+            text.append(" ")
+        text.append("\n")
+    return text
+
+
+def shoe_stats_text(stats: dict[str, Any]) -> Text:
+    """One line of the shoe's statistics: ``shoe: B 20  P 21  T 4  pairs 2/4  naturals 16 ...``."""
+    def n(key: str) -> str:
+        value = stats.get(key)
+        return "–" if value is None else str(value)
+
+    return Text(f"shoe: B {n('banker')}  P {n('player')}  T {n('tie')}  player pairs {n('player_pair')}  "
+                f"banker pairs {n('banker_pair')}  naturals {n('natural')}  rounds {n('rounds')}  "
+                f"cards left {n('cards_left')}")
+
+
 def render(view: dict[str, Any]) -> RenderableType:
     """The whole screen for one view (see :meth:`TableView.view`)."""
     header = Text()
@@ -62,6 +96,8 @@ def render(view: dict[str, Any]) -> RenderableType:
             last.append(f" {entry['label']} ", style=LABEL_STYLE.get(entry["label"], "reverse"))
             last.append(" ")
         parts += [Text(""), last]
+    if view.get("big_road") or (view.get("game") == "baccarat" and view.get("shoe_stats")):
+        parts += [Text(""), big_road_text(view.get("big_road") or []), shoe_stats_text(view.get("shoe_stats") or {})]
     for alert in view["alerts"][-3:]:
         parts.append(Text(f"alert {alert['severity']}: {alert['kind']} {alert['detail'] or ''}",
                           style="bold red" if alert["severity"] == "critical" else "yellow"))
