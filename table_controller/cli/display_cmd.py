@@ -32,6 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     display.add_argument("--lang", default="en", choices=["en", "zh-Hans", "zh", "zh-Hant"],
                          help="the web display's language: English, Chinese simplified or traditional (default en)")
     display.add_argument("--limits", metavar="TEXT", help='the table limits to show, as written, e.g. "10 - 5,000"')
+    display.add_argument("--studio", action="store_true",
+                         help="serve the studio dashboard: every table of --connect (the studio proxy's backend) "
+                              "on one page, each table's floor page under /table/<T>/ (port 8088 unless --port)")
+    display.add_argument("--snapshot-of", action="append", default=[], metavar="TABLE=ENDPOINT",
+                         help="with --studio: a table's snapshot endpoint, for snapshots after gaps (repeat); "
+                              "tables without one are followed from their events alone")
     display.add_argument("--json", action="store_true",
                          help="print each snapshot and event as a JSON line instead of drawing")
     display.set_defaults(func=run_display)
@@ -53,6 +59,22 @@ def run_display(args: argparse.Namespace) -> int:
 
     def make_client() -> TableClient:
         return TableClient(args.connect, snapshot, args.table, curve=curve)
+
+    if args.studio:
+        from table_controller.display.studio_web import StudioDisplay
+
+        snapshots = {}
+        for spec in args.snapshot_of:
+            table, sep, endpoint = spec.partition("=")
+            if not sep or not table or not endpoint:
+                raise ConfigError(f"--snapshot-of {spec!r}: write TABLE=ENDPOINT, e.g. T01=tcp://table-01:5557")
+            snapshots[table] = endpoint
+        port = args.port if args.port != 8080 else 8088
+        studio = StudioDisplay(lambda: TableClient(args.connect, snapshots, None, curve=curve), host=args.host,
+                               port=port, lang=args.lang)
+        print(f"studio dashboard on http://{args.host}:{port}/", flush=True)
+        studio.serve()
+        return 0
 
     if args.web:
         from table_controller.display.web import WebDisplay

@@ -27,6 +27,8 @@ EN: dict[str, str] = {
     "pair_plus": "pair plus", "six_card_bonus": "six-card bonus",
     "shoe-link-down": "shoe not connected", "camera-down": "camera down", "lid-open": "shoe lid open",
     "source-mismatch": "shoe and camera disagree", "dropped-card": "dropped card", "exposed-card": "exposed card",
+    "studio": "Studio", "filter_state": "state", "sort": "sort by", "dealer": "dealer",
+    "rounds_per_hour": "rounds this hour",
 }
 
 ZH_HANS: dict[str, str] = {
@@ -44,6 +46,7 @@ ZH_HANS: dict[str, str] = {
     "three_pictures": "三公", "pair_plus": "对子奖", "six_card_bonus": "六张牌奖",
     "shoe-link-down": "牌靴未连接", "camera-down": "摄像头故障", "lid-open": "牌靴盖打开",
     "source-mismatch": "牌靴与摄像头不符", "dropped-card": "掉牌", "exposed-card": "露牌",
+    "studio": "演播室", "filter_state": "状态", "sort": "排序", "dealer": "荷官", "rounds_per_hour": "局/本小时",
 }
 
 ZH_HANT: dict[str, str] = {
@@ -61,6 +64,7 @@ ZH_HANT: dict[str, str] = {
     "three_pictures": "三公", "pair_plus": "對子獎", "six_card_bonus": "六張牌獎",
     "shoe-link-down": "牌靴未連接", "camera-down": "攝像頭故障", "lid-open": "牌靴蓋打開",
     "source-mismatch": "牌靴與攝像頭不符", "dropped-card": "掉牌", "exposed-card": "露牌",
+    "studio": "演播室", "filter_state": "狀態", "sort": "排序", "dealer": "荷官", "rounds_per_hour": "局/本小時",
 }
 
 LANGUAGES: dict[str, dict[str, str]] = {"en": EN, "zh-Hans": ZH_HANS, "zh": ZH_HANS, "zh-Hant": ZH_HANT}

@@ -26,6 +26,7 @@ from table_controller.event_types import (
     BettingClosed,
     CardDealt,
     CheckpointSigned,
+    DealerChanged,
     Event,
     EventError,
     Heartbeat,
@@ -73,8 +74,13 @@ def summary_of(event: RoundResult | RoundVoided) -> dict[str, Any]:
         label = "VOID"
     else:
         winner = event.outcome.get("winner")
-        label = WINNER_LETTER.get(winner, winner[:1].upper()) if isinstance(winner, str) else "·"
-    return {"round": event.round, "seq": event.seq, "label": label, "banner": banner_of(event)}
+        if isinstance(winner, str):
+            label = WINNER_LETTER.get(winner, winner[:1].upper())
+        else:  # a result per box against the banker (Three Pictures, 3 Face): boxes won / boxes
+            verdicts = [v for v in event.outcome.values() if isinstance(v, str)]
+            label = f"{sum(v == 'win' for v in verdicts)}/{len(verdicts)}" if verdicts else "·"
+    return {"round": event.round, "seq": event.seq, "label": label, "banner": banner_of(event),
+            "at": parse_ts(event.ts)}
 
 
 #: Games whose hands count points (A = 1, 2-9 face value, tens and pictures 0, modulo 10).
@@ -140,6 +146,8 @@ class TableView:
         self.shoe_count_seq = 0  # the seq of the shoe event that gave shoe_count
         self.cards_since_count = 0  # cards of the results after it
         self.board_results: deque[tuple[str | None, dict[str, Any]]] = deque(maxlen=MAX_ROUNDS)
+        self.dealer: str | None = None
+
         self.alerts: deque[dict[str, Any]] = deque(maxlen=5)
         self.seq = 0
         self.last_ts: float | None = None
@@ -196,6 +204,8 @@ class TableView:
                 self.state = state
             case RoundStarted():
                 self.round = event.round
+                if isinstance(event.dealer, str):
+                    self.dealer = event.dealer
                 self.variant = event.variant
                 self.cards = {}
                 self.result = None
@@ -230,6 +240,8 @@ class TableView:
                     self.shoe_decks = event.decks if isinstance(event.decks, int) else self.shoe_decks
             case Alert(kind=kind, severity=severity, detail=detail):
                 self.alerts.append({"kind": kind, "severity": severity, "detail": detail})
+            case DealerChanged(dealer=dealer):
+                self.dealer = dealer
             case CheckpointSigned():
                 pass  # the journal's signatures: nothing to show
 
@@ -253,6 +265,12 @@ class TableView:
                                                 bool(event.outcome.get("natural"))))
 
     # -- showing --------------------------------------------------------------------------------
+
+    def rounds_this_hour(self, now: float) -> int:
+        """Rounds settled (a result or a void) since the top of the current hour (UTC) at ``now``,
+        of the last :data:`HISTORY` (a late joiner's snapshot brings the same)."""
+        hour = now - now % 3600
+        return sum(1 for h in self.history if (h.get("at") or 0) >= hour)
 
     def _cards_left(self) -> dict[str, int | None]:
         """Cards dealt from the shoe and left in it: the shoe's last count, plus the cards of the
@@ -299,6 +317,8 @@ class TableView:
             "board": game_board(list(self.board_results)) if self.game not in (None, "baccarat") else None,
             "payouts": payout_table(self.variant) if self.variant else [],
             "limits": self.limits,
+            "dealer": self.dealer,
+            "rounds_this_hour": self.rounds_this_hour(now),
             "last_ts": self.last_ts,
             "alerts": list(self.alerts),
         }

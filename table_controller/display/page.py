@@ -217,7 +217,8 @@ function draw(view) {
   banner.hidden = !view.result;
   banner.textContent = view.result ? view.result.banner : "";
   document.getElementById("history").replaceChildren(...view.history.map(h =>
-    el("span", {class: "lbl-" + h.label, title: h.banner, "data-round": h.round || ""}, L("short_" + h.label))));
+    el("span", {class: "lbl-" + h.label, title: h.banner, "data-round": h.round || ""},
+       LABELS["short_" + h.label] !== undefined ? LABELS["short_" + h.label] : h.label)));
   if (baccarat) drawRoads(view);
   drawBoard(view);
   document.getElementById("payouts-rows").replaceChildren(...view.payouts.map(p => {
@@ -331,6 +332,133 @@ const source = new EventSource("events");
 source.addEventListener("view", message => {
   try { draw(JSON.parse(message.data)); } catch (e) { console.error("bad view", e); }
 });
+</script>
+</body>
+</html>
+"""
+
+
+STUDIO_PAGE = r"""<!doctype html>
+<html lang="__LANG__">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Studio</title>
+<style>
+  * { box-sizing: border-box; }
+  body { margin: 0; font-family: "DejaVu Sans", "Noto Sans CJK SC", "WenQuanYi Zen Hei", Arial, sans-serif;
+         background: #10151c; color: #eee; }
+  header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1b2430; }
+  header h1 { font-size: 1.6rem; margin: 0; }
+  #count { color: #9ab; }
+  #status { margin-left: auto; padding: .2rem .6rem; border-radius: .3rem; background: #444; }
+  #status.live { background: #1f7a3a; } #status.stale { background: #c62828; }
+  #tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: .6rem; padding: .8rem; }
+  .tile { background: #1e2835; border-radius: .5rem; padding: .5rem .7rem; cursor: pointer; border-left: 6px solid #556;
+          text-decoration: none; color: inherit; display: block; }
+  .tile[data-state="betting"] { border-color: #2e7d32; } .tile[data-state="dealing"] { border-color: #f2c14e; }
+  .tile[data-state="paused"] { border-color: #d32f2f; background: #3a1c1c; }
+  .tile.silent { opacity: .45; }
+  .tile .top { display: flex; justify-content: space-between; align-items: baseline; }
+  .tile .name { font-size: 1.5rem; font-weight: bold; } .tile .countdown { font-size: 1.5rem; font-weight: bold; }
+  .tile .state { text-transform: uppercase; font-size: .9rem; color: #f2c14e; }
+  .tile .meta { font-size: .85rem; color: #9ab; }
+  .tile .alert { color: #ff8a80; font-size: .9rem; }
+  .chips span { display: inline-block; min-width: 1.3rem; text-align: center; margin: 1px; border-radius: 50%;
+                font-size: .75rem; font-weight: bold; }
+  .lbl-B { background: #d32f2f; } .lbl-P { background: #1565c0; } .lbl-T { background: #2e7d32; }
+  .lbl-VOID { background: #555; border-radius: 3px !important; } .chips span.other { background: #556; }
+  [hidden] { display: none !important; }
+</style>
+</head>
+<body>
+<header><h1 data-label="studio"></h1><span id="count"></span>
+  <label><span data-label="filter_state"></span> <select id="filter">
+    <option value="">*</option><option>betting</option><option>dealing</option><option>result</option>
+    <option>idle</option><option>paused</option><option>closed</option></select></label>
+  <label><span data-label="sort"></span> <select id="sort"><option value="table">table</option>
+    <option value="state">state</option><option value="alert">alert</option></select></label>
+  <span id="status">…</span></header>
+<main id="tiles"></main>
+<script>
+"use strict";
+const LABELS = __LABELS__;
+const L = key => (LABELS[key] !== undefined ? LABELS[key] : key);
+const tiles = new Map();  // table -> {data, node, at}
+window.updates = [];      // [table, seq, Date.now()] per drawn update (the benchmark reads it)
+let lastMessage = 0;
+
+function el(tag, attrs, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function drawTile(t) {
+  let entry = tiles.get(t.table);
+  if (!entry) {
+    entry = {node: el("a", {class: "tile", href: "table/" + encodeURIComponent(t.table) + "/"})};
+    tiles.set(t.table, entry);
+  }
+  entry.data = t; entry.at = performance.now();
+  entry.ends = t.countdown === null ? null : performance.now() + t.countdown * 1000;
+  const n = entry.node;
+  n.dataset.table = t.table; n.dataset.state = t.state || ""; n.dataset.seq = t.seq;
+  n.classList.remove("silent");
+  const top = el("div", {class: "top"});
+  top.append(el("span", {class: "name"}, t.table), el("span", {class: "countdown"}, ""));
+  const chips = el("div", {class: "chips"});
+  t.last.forEach(x => chips.append(el("span", {class: "lbl-" + x + (["B", "P", "T", "VOID"].includes(x) ? "" : " other")},
+    LABELS["short_" + x] !== undefined ? LABELS["short_" + x] : x)));
+  n.replaceChildren(top, el("div", {class: "state"}, L("state_" + (t.state || "waiting")) + (t.round ? " · " + t.round : "")),
+    el("div", {class: "meta"}, (t.variant || t.game || "") + (t.dealer ? " · " + L("dealer") + " " + t.dealer : "") +
+       " · " + t.rounds_this_hour + " " + L("rounds_per_hour")), chips);
+  if (t.alert) n.append(el("div", {class: "alert"}, L(t.alert.kind) + (t.alert.detail ? ": " + t.alert.detail : "")));
+  window.updates.push([t.table, t.seq, Date.now()]);
+}
+
+function layout() {
+  const filter = document.getElementById("filter").value, sort = document.getElementById("sort").value;
+  const order = {paused: 0, dealing: 1, betting: 2, result: 3, idle: 4, closed: 5};
+  const list = [...tiles.values()].filter(e => !filter || e.data.state === filter);
+  list.sort((a, b) => {
+    if (sort === "state") return (order[a.data.state] ?? 9) - (order[b.data.state] ?? 9) || a.data.table.localeCompare(b.data.table);
+    if (sort === "alert") return (b.data.alert ? 1 : 0) - (a.data.alert ? 1 : 0) || a.data.table.localeCompare(b.data.table);
+    return a.data.table.localeCompare(b.data.table);
+  });
+  const box = document.getElementById("tiles");
+  const wanted = list.map(e => e.node);
+  if (wanted.length !== box.children.length || wanted.some((node, i) => box.children[i] !== node)) box.replaceChildren(...wanted);
+  document.getElementById("count").textContent = list.length + " / " + tiles.size;
+}
+
+function tick() {
+  const now = performance.now();
+  for (const e of tiles.values()) {
+    const c = e.node.querySelector(".countdown");
+    if (c) c.textContent = e.ends === null ? "" : String(Math.max(0, Math.ceil((e.ends - now) / 1000)));
+    if (now - e.at > 3000) e.node.classList.add("silent");  // a live table sends a heartbeat every second
+  }
+  const status = document.getElementById("status");
+  if (lastMessage && now - lastMessage > 20000) { status.className = "stale"; status.textContent = L("connection_lost"); }
+}
+setInterval(tick, 250);
+document.getElementById("filter").onchange = layout;
+document.getElementById("sort").onchange = layout;
+document.querySelectorAll("[data-label]").forEach(h => { h.textContent = L(h.getAttribute("data-label")); });
+
+const source = new EventSource("events");
+source.addEventListener("tiles", message => {
+  lastMessage = performance.now();
+  const status = document.getElementById("status");
+  status.className = "live"; status.textContent = L("live");
+  try {
+    JSON.parse(message.data).tiles.forEach(drawTile);
+    layout(); tick();
+  } catch (e) { console.error("bad tiles", e); }
+});
+source.onerror = () => { const s = document.getElementById("status"); s.className = "stale"; s.textContent = L("connection_lost"); };
 </script>
 </body>
 </html>
