@@ -107,7 +107,7 @@ def test_the_archive_is_append_only_and_knows_its_schema(tmp_path: Path, table: 
     path = tmp_path / "archive.sqlite"
     with SQLiteArchive(path) as archive:
         ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
-        assert archive.schema_version == 2
+        assert archive.schema_version == 3
     conn = sqlite3.connect(path)
     for sql in ("UPDATE events SET body = 'x' WHERE seq = 1", "DELETE FROM events WHERE seq = 1"):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -215,3 +215,21 @@ def test_a_journal_file_is_archived_like_a_live_table(tmp_path: Path, archive_lo
         assert _rows(archive, "T01") == [(r.seq, r.hash, r.body) for r in table.journal.records()]
         gone = ArchiveFollower(archive, [TableSource("T01", f"file:{tmp_path / 'gone.sqlite'}")]).catch_up_all()[0]
         assert gone.problem and "no such file" in gone.problem
+
+
+def test_an_archive_of_an_older_schema_is_migrated_in_place_and_keeps_its_events(
+        tmp_path: Path, table: LiveTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    import table_controller.archive.sqlite as sqlite_module
+
+    path = tmp_path / "archive.sqlite"
+    latest = sqlite_module.MIGRATIONS
+    monkeypatch.setattr(sqlite_module, "MIGRATIONS", latest[:2])  # a file made before version 3
+    with SQLiteArchive(path) as archive:
+        ArchiveFollower(archive, [TableSource("T01", table.endpoint)]).catch_up_all()
+        assert archive.schema_version == 2
+        before = _rows(archive, "T01")
+    monkeypatch.setattr(sqlite_module, "MIGRATIONS", latest)
+    with SQLiteArchive(path) as archive:
+        assert archive.schema_version == latest[-1][0] and _rows(archive, "T01") == before
+        starts = archive.round_starts("T01", "0000", "9999", 0, 100)  # uses version 3's index
+        assert [r for r, _, _ in starts] == [f"R{n}" for n in range(1, 6)]

@@ -39,7 +39,7 @@ def _archived(url: str, table: str = "T01") -> list[tuple[int, str, str]]:
 
 def test_the_location_names_the_backend(postgres_url: str, tmp_path: Path) -> None:
     with open_archive(postgres_url) as archive:
-        assert isinstance(archive, PostgresArchive) and archive.schema_version == 1
+        assert isinstance(archive, PostgresArchive) and archive.schema_version == 2
     with open_archive(str(tmp_path / "a.sqlite")) as archive:
         assert not isinstance(archive, PostgresArchive)
     assert redact("postgresql://archive:s3cret@db:5432/studio") == "postgresql://archive@db:5432/studio"

@@ -72,6 +72,10 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         """CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
                FOR EACH STATEMENT EXECUTE FUNCTION archive_refuse_change()""",
     )),
+    (2, (
+        # a time window's round starts, found by time
+        "CREATE INDEX events_type_ts ON events (tbl, type, ts)",
+    )),
 )
 
 COLUMNS = "tbl, seq, ts, type, round, body, hash, archived_at"

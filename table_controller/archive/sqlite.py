@@ -52,6 +52,10 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                created_at TEXT NOT NULL, revoked_at TEXT)""",
         "CREATE INDEX events_type ON events (tbl, type, seq)",
     )),
+    (3, (
+        # a time window's round starts, found by time (events_type walked every start of the table)
+        "CREATE INDEX events_type_ts ON events (tbl, type, ts)",
+    )),
 )
 
 
@@ -194,8 +198,8 @@ class SQLiteArchive:
         """(round id, start ts, start seq) of the table's rounds started in [since, until), after
         the start seq ``after_seq`` (a cursor), in seq order."""
         rows = self._read(
-            "SELECT round, ts, seq FROM events WHERE tbl = ? AND type = 'round.start' AND seq > ? "
-            "AND ts >= ? AND ts < ? ORDER BY seq LIMIT ?", (table, after_seq, since_ts, until_ts, limit))
+            "SELECT round, ts, seq FROM events INDEXED BY events_type_ts WHERE tbl = ? AND type = 'round.start' "
+            "AND seq > ? AND ts >= ? AND ts < ? ORDER BY seq LIMIT ?", (table, after_seq, since_ts, until_ts, limit))
         return [(str(r), str(t), int(q)) for r, t, q in rows]
 
     def recent_settlements(self, table: str, limit: int = 20) -> list[JournalRecord]:
