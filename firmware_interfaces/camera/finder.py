@@ -431,8 +431,11 @@ class CardFinder:
         felt_now = np.median(now[::4, ::4][self._bare], axis=0)
         gain = felt_now / self._empty_felt
         scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
-        hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload]
-        lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload]
+        # the empty table times the gain, through a lookup table of every uint8 value times it
+        # (made by the same cv2.multiply, so bit for bit the same; a quarter of the cost)
+        lut = cv2.multiply(_ALL_LEVELS, scale)
+        hi = cv2.LUT(ref.hi, lut)
+        lo = cv2.LUT(ref.lo, lut)
         moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
         covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
         tw, th = self._size
@@ -742,14 +745,17 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
+#: Every uint8 value in each of three channels (1, 256, 3): the input of a per-channel lookup table.
+_ALL_LEVELS = np.ascontiguousarray(np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 256, 1), 3, axis=2))
+
+
 def _channel_min(img: np.ndarray) -> np.ndarray:
-    b, g, r = cv2.split(img)
-    return cv2.min(cv2.min(b, g), r)
+    # on the channels' strided views: no copies (cv2.split made three)
+    return cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
-    b, g, r = cv2.split(img)
-    return cv2.max(cv2.max(b, g), r)
+    return cv2.max(cv2.max(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
 def _percentile_90(values: np.ndarray) -> float:
