@@ -428,7 +428,7 @@ class CardFinder:
         if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
-        felt_now = np.median(now[::4, ::4][self._bare], axis=0)
+        felt_now = _median_u8_columns(now[::4, ::4][self._bare])
         gain = felt_now / self._empty_felt
         scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
         # the empty table times the gain, through a lookup table of every uint8 value times it
@@ -572,7 +572,7 @@ class CardFinder:
     def _paper_level(self, white: np.ndarray) -> float:
         """A whiteness that felt does not reach but card paper does, for this frame."""
         seen = white[::4, ::4][self._search[::4, ::4] > 0]
-        felt = float(np.median(seen)) if seen.size else 0.0
+        felt = _median_u8(seen) if seen.size else 0.0
         return felt + PAPER_STEPS[0]
 
     def _card_rect(
@@ -622,7 +622,7 @@ class CardFinder:
             )
             if np.count_nonzero(bare) >= 0.3 * bare.size:
                 outside = outside[bare]
-        return float(np.median(patch[_INNER_RING]) - np.median(outside))
+        return _median_u8(patch[_INNER_RING]) - _median_u8(outside)
 
 
 #: The felt's grain is compared on the card's inside (less this share of it each side), at
@@ -687,51 +687,50 @@ def _rect_steps(
     """For each hypothesis (dx, dy, angle°, width factor): the whiteness step across each of
     the rectangle's four sides (median of inside minus the darker of two outside samples,
     so a printed line just outside does not hide the felt), and a score (sum of the best
-    three sides)."""
+    three sides).
+
+    All four sides at once, each sampled at the nearest pixel (:data:`_SIDE_POINTS` points
+    along it, inside and at both outside distances): the coordinates are the same float64
+    sums as one side at a time, so the same pixels are sampled."""
     cw, ch = card_mm
-    t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1  # skip the rounded corners
+    n = _SIDE_POINTS
+    t = (np.arange(n) + 0.5) / n * 0.8 + 0.1  # skip the rounded corners
     u = t - 0.5
-    sides = ((0, -1), (1, 0), (0, 1), (-1, 0))  # top, right, bottom, left: outward normals
     hw = 0.5 * cw * hyps[:, 3]
     hh = np.full(len(hyps), 0.5 * ch)
     a = np.deg2rad(base_deg + hyps[:, 2])
-    ca, sa = np.cos(a), np.sin(a)
-    steps = np.empty((len(hyps), 4), np.float32)
-    for k, (nx, ny) in enumerate(sides):
-        # points along the side in card-local mm (before rotation), per hypothesis
-        if nx == 0:
-            lx = u[None, :] * 2 * hw[:, None]
-            ly = np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1)
-        else:
-            lx = np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1)
-            ly = u[None, :] * 2 * hh[:, None]
-
-        inside = _sample(white, hyps, slot_centre, (ca, sa), (lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM), px_per_mm)
-        outside = np.minimum(
-            *(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm) for d in _OUTSIDE_MM)
-        )
-        # the whiteness is sampled as it is (uint8), the step taken in float32
-        steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
+    ca, sa = np.cos(a)[:, None, None], np.sin(a)[:, None, None]
+    # points along the sides (top, right, bottom, left) in card-local mm before rotation:
+    # (hypothesis, side, point)
+    along_w = u[None, :] * 2 * hw[:, None]
+    along_h = u[None, :] * 2 * hh[:, None]
+    across_w, across_h = np.repeat(hw[:, None], n, axis=1), np.repeat(hh[:, None], n, axis=1)
+    lx = np.stack([along_w, across_w, along_w, -1 * across_w], axis=1)
+    ly = np.stack([-1 * across_h, along_h, across_h, along_h], axis=1)
+    nx = np.array([0, 1, 0, -1])[None, :, None]  # outward normals
+    ny = np.array([-1, 0, 1, 0])[None, :, None]
+    h, w = white.shape
+    flat = white.ravel()
+    bx = (slot_centre[0] + hyps[:, 0])[:, None, None]
+    by = (slot_centre[1] + hyps[:, 1])[:, None, None]
+    samples = []
+    for px, py in ((lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM),
+                   *((lx + nx * d, ly + ny * d) for d in _OUTSIDE_MM)):
+        gx = bx + ca * px - sa * py
+        gy = by + sa * px + ca * py
+        if px_per_mm != 1.0:
+            gx, gy = gx * px_per_mm, gy * px_per_mm
+        xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+        samples.append(flat.take(yi * w + xi))  # whiteness as it is (uint8)
+    # the median step per side: the steps are whole numbers, so the median is the middle one
+    # of the sorted int16 steps (n even: the mean of the two middle ones), exactly as in float32
+    diff = samples[0].astype(np.int16) - np.minimum(samples[1], samples[2]).astype(np.int16)
+    ordered_points = np.sort(diff, axis=2)
+    middle = ordered_points[:, :, n // 2].astype(np.float32)
+    steps = (ordered_points[:, :, n // 2 - 1] + middle) / np.float32(2) if n % 2 == 0 else middle
     ordered = np.sort(steps, axis=1)
     return ordered[:, 1:].sum(axis=1), steps
-
-
-def _sample(
-    white: np.ndarray,
-    hyps: np.ndarray,
-    slot_centre: tuple[float, float],
-    rotation: tuple[np.ndarray, np.ndarray],
-    local: tuple[np.ndarray, np.ndarray],
-    px_per_mm: float,
-) -> np.ndarray:
-    """Whiteness at card-local points (mm, per hypothesis), nearest pixel."""
-    (ca, sa), (px, py) = rotation, local
-    h, w = white.shape
-    gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
-    gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
-    xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
-    return np.asarray(white[yi, xi])
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -756,6 +755,24 @@ def _channel_min(img: np.ndarray) -> np.ndarray:
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
+
+
+def _median_u8(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a non-empty array, from the histogram when it is uint8
+    (the same value: the middle one, or the mean of the two middle ones): a border strip's few
+    hundred pixels are counted faster than numpy partitions them."""
+    if values.dtype != np.uint8:
+        return float(np.median(values))
+    n = values.size
+    cum = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2.0
+
+
+def _median_u8_columns(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of a non-empty (n, channels) array (see :func:`_median_u8`)."""
+    return np.array([_median_u8(values[:, k]) for k in range(values.shape[1])], np.float64)
 
 
 def _percentile_90(values: np.ndarray) -> float:
