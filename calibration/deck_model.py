@@ -96,7 +96,10 @@ def _balanced(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # white balance against the card's own paper: undoes exposure and colour cast
     sample = img[::3, ::3].reshape(-1, 3)
     paper = np.partition(sample, int(0.92 * len(sample)), axis=0)[int(0.92 * len(sample))]
-    img = img / np.maximum(paper, 8.0)
+    # cv2.divide by the per-channel scalar: IEEE float32 division as numpy's, bit for bit, at a
+    # seventh of the cost (numpy's broadcast over a last axis of 3 is slow)
+    level = np.maximum(paper, 8.0).tolist()
+    img = cv2.divide(img, (level[0], level[1], level[2], 0.0))  # type: ignore[call-overload]
     gray = 0.114 * img[:, :, 0] + 0.587 * img[:, :, 1] + 0.299 * img[:, :, 2]
     red = np.maximum(img[:, :, 2] - np.maximum(img[:, :, 0], img[:, :, 1]), 0.0)
     return gray, red
