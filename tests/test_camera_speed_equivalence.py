@@ -20,6 +20,7 @@ from firmware_interfaces.camera.finder import (
     COVER_STEP,
     CardFinder,
     _channel_max,
+    _EmptyTable,
     _median_u8,
     _median_u8_columns,
     _rect_steps,
@@ -123,3 +124,11 @@ def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_compariso
     moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
     covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
     assert np.count_nonzero(ref.printed) and np.array_equal(against[0], covered)
+
+
+def test_the_printed_pixels_indexes_are_numpys_flatnonzero() -> None:
+    rng = np.random.default_rng(8)
+    for share in (0.0, 0.001, 0.05, 0.5):
+        printed = ((rng.random((50, 90)) < share) * 255).astype(np.uint8)
+        at = _EmptyTable(printed, cv2.bitwise_not(printed)).printed_at
+        assert np.array_equal(at, np.flatnonzero(printed))

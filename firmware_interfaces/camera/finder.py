@@ -120,8 +120,14 @@ class _EmptyTable:
 
     @functools.cached_property
     def printed_at(self) -> np.ndarray:
-        """The flat indexes of the printed pixels (a few per cent of the table)."""
-        return np.flatnonzero(self.printed)
+        """The flat indexes of the printed pixels (a few per cent of the table), in order
+        (``np.flatnonzero``, by OpenCV's ``findNonZero``: a tenth of the cost)."""
+        xy = cv2.findNonZero(self.printed)
+        if xy is None:
+            return np.zeros(0, np.intp)
+        xy = np.asarray(xy).reshape(-1, 2)
+        at: np.ndarray = xy[:, 1].astype(np.intp) * self.printed.shape[1] + xy[:, 0]
+        return at
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,7 @@ class CardFinder:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._bare: np.ndarray | None = None
+        self._bare_at = np.zeros(0, np.intp)
         self._reference: _EmptyTable | None = None
         self._empty_white: np.ndarray | None = None  # the empty table's whiteness, top-down
         self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in
@@ -215,6 +222,9 @@ class CardFinder:
         bare = cv2.bitwise_and(ref.not_printed, self._search)[::4, ::4] > 0
         if np.count_nonzero(bare) >= 50:
             self._bare = bare
+            # the same pixels as flat indexes of the full-size top-down table
+            ys, xs = np.nonzero(bare)
+            self._bare_at = (4 * ys * self._size[0] + 4 * xs).astype(np.intp)
             self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
         self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
         self._empty_half = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -434,7 +444,7 @@ class CardFinder:
         if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
-        felt_now = _median_u8_columns(now[::4, ::4][self._bare])
+        felt_now = _median_u8_columns(now.reshape(-1, 3)[self._bare_at])  # now[::4, ::4][self._bare]
         gain = felt_now / self._empty_felt
         scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
         # only printed pixels can be covered print: the comparison is made on those alone (the
