@@ -89,28 +89,48 @@ def _low_pass(gray: np.ndarray) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def card_features(card: np.ndarray) -> np.ndarray:
-    """Feature vector of one canonical BGR card picture, as it lies (no turning)."""
+def _balanced(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The grey picture (unblurred) and the redness of a canonical BGR card, white-balanced
+    against its own paper: per pixel, so those of the card turned 180° are these turned."""
     img = card.astype(np.float32)
     # white balance against the card's own paper: undoes exposure and colour cast
     sample = img[::3, ::3].reshape(-1, 3)
     paper = np.partition(sample, int(0.92 * len(sample)), axis=0)[int(0.92 * len(sample))]
-    img = img / np.maximum(paper, 8.0)
+    # cv2.divide by the per-channel scalar: IEEE float32 division as numpy's, bit for bit, at a
+    # seventh of the cost (numpy's broadcast over a last axis of 3 is slow)
+    level = np.maximum(paper, 8.0).tolist()
+    img = cv2.divide(img, (level[0], level[1], level[2], 0.0))  # type: ignore[call-overload]
     gray = 0.114 * img[:, :, 0] + 0.587 * img[:, :, 1] + 0.299 * img[:, :, 2]
+    red = np.maximum(img[:, :, 2] - np.maximum(img[:, :, 0], img[:, :, 1]), 0.0)
+    return gray, red
+
+
+def _features(gray: np.ndarray, red: np.ndarray) -> np.ndarray:
     gray = cv2.GaussianBlur(gray, (0, 0), 1.0)
     gray = gray - _low_pass(gray)
     tl = cv2.resize(gray[_CORNER], _CORNER_SIZE, interpolation=cv2.INTER_AREA)
     turned = gray[::-1, ::-1]
     br = cv2.resize(turned[_CORNER], _CORNER_SIZE, interpolation=cv2.INTER_AREA)
     face = cv2.resize(gray[6:-6, 6:-6], _FACE_SIZE, interpolation=cv2.INTER_AREA)
-    red = np.maximum(img[:, :, 2] - np.maximum(img[:, :, 0], img[:, :, 1]), 0.0)
     red = cv2.resize(red[6:-6, 6:-6], _RED_SIZE, interpolation=cv2.INTER_AREA).reshape(-1)
     return np.concatenate([_normalised(tl), _normalised(br), _normalised(face), red]).astype(np.float32)
 
 
+def card_features(card: np.ndarray) -> np.ndarray:
+    """Feature vector of one canonical BGR card picture, as it lies (no turning)."""
+    return _features(*_balanced(card))
+
+
 def both_ways(card: np.ndarray) -> np.ndarray:
-    """Features of the card as it lies and turned 180° (2, D)."""
-    return np.stack([card_features(card), card_features(np.ascontiguousarray(card[::-1, ::-1]))])
+    """Features of the card as it lies and turned 180° (2, D).
+
+    The white balance, grey and redness are per pixel (and the paper's level is taken from
+    the same pixels either way: the sample grid is symmetric), so they are computed once and
+    turned; what follows (blur, resizing) is done on the turned picture as before, since
+    smoothing a turned picture is not bit for bit the turned smoothing."""
+    gray, red = _balanced(card)
+    turned = _features(np.ascontiguousarray(gray[::-1, ::-1]), np.ascontiguousarray(red[::-1, ::-1]))
+    return np.stack([_features(gray, red), turned])
 
 
 @dataclass(frozen=True)

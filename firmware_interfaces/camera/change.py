@@ -48,6 +48,9 @@ class ChangeDetector:
         self._table = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
         self._reference: np.ndarray | None = None
         self._since = 0
+        # the grey copy :meth:`unchanged` made last, and of which frame: remembering that very
+        # frame (it moved, so it is read in full) does not make it again
+        self._checked: tuple[np.ndarray, np.ndarray | None] | None = None
 
     def _thumb(self, frame: np.ndarray) -> np.ndarray | None:
         if frame.ndim != 3 or (frame.shape[1] // THUMB_SCALE, frame.shape[0] // THUMB_SCALE) != self._size:
@@ -61,19 +64,24 @@ class ChangeDetector:
         if self._reference is None or self._since + 1 >= self.refresh_every:
             return False
         thumb = self._thumb(frame)
+        self._checked = (frame, thumb)
         if thumb is None:
             return False
         moved = cv2.absdiff(thumb, self._reference)[self._table]
         if moved.size and float(moved.max()) > self.level:
             return False
         self._since += 1
+        self._checked = None
         return True
 
     def remember(self, frame: np.ndarray) -> None:
-        """``frame`` was read in full: later frames are compared with it."""
-        self._reference = self._thumb(frame)
+        """``frame`` was read in full: later frames are compared with it (the grey copy that
+        :meth:`unchanged` made of this very array, if it was the last one checked, is kept)."""
+        checked, self._checked = self._checked, None
+        self._reference = checked[1] if checked is not None and checked[0] is frame else self._thumb(frame)
         self._since = 0
 
     def forget(self) -> None:
         """Compare with nothing: the next frame is read in full."""
         self._reference = None
+        self._checked = None

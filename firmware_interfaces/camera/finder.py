@@ -36,6 +36,7 @@ before, so a white line flush with a card is felt, not paper.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -117,6 +118,17 @@ class _EmptyTable:
     hi: np.ndarray | None = None
     lo: np.ndarray | None = None
 
+    @functools.cached_property
+    def printed_at(self) -> np.ndarray:
+        """The flat indexes of the printed pixels (a few per cent of the table), in order
+        (``np.flatnonzero``, by OpenCV's ``findNonZero``: a tenth of the cost)."""
+        xy = cv2.findNonZero(self.printed)
+        if xy is None:
+            return np.zeros(0, np.intp)
+        xy = np.asarray(xy).reshape(-1, 2)
+        at: np.ndarray = xy[:, 1].astype(np.intp) * self.printed.shape[1] + xy[:, 0]
+        return at
+
 
 @dataclass(frozen=True)
 class FoundCard:
@@ -168,6 +180,7 @@ class CardFinder:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._bare: np.ndarray | None = None
+        self._bare_at = np.zeros(0, np.intp)
         self._reference: _EmptyTable | None = None
         self._empty_white: np.ndarray | None = None  # the empty table's whiteness, top-down
         self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in
@@ -209,6 +222,9 @@ class CardFinder:
         bare = cv2.bitwise_and(ref.not_printed, self._search)[::4, ::4] > 0
         if np.count_nonzero(bare) >= 50:
             self._bare = bare
+            # the same pixels as flat indexes of the full-size top-down table
+            ys, xs = np.nonzero(bare)
+            self._bare_at = (4 * ys * self._size[0] + 4 * xs).astype(np.intp)
             self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
         self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
         self._empty_half = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -428,13 +444,21 @@ class CardFinder:
         if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
-        felt_now = np.median(now[::4, ::4][self._bare], axis=0)
+        felt_now = _median_u8_columns(now.reshape(-1, 3)[self._bare_at])  # now[::4, ::4][self._bare]
         gain = felt_now / self._empty_felt
         scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
-        hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload,unused-ignore]
-        lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload,unused-ignore]
-        moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
-        covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
+        # only printed pixels can be covered print: the comparison is made on those alone (the
+        # same uint8 arithmetic per pixel), the empty table times the gain through a lookup table
+        # of every uint8 value times it (made by the same cv2.multiply, so bit for bit the same)
+        covered = np.zeros(ref.printed.shape, np.uint8)
+        at = ref.printed_at
+        if at.size:  # (OpenCV gives nothing back for an empty array)
+            lut = cv2.multiply(_ALL_LEVELS, scale)
+            now_p = now.reshape(-1, 1, 3)[at]
+            hi = cv2.LUT(ref.hi.reshape(-1, 1, 3)[at], lut)
+            lo = cv2.LUT(ref.lo.reshape(-1, 1, 3)[at], lut)
+            moved = _channel_max(cv2.max(cv2.subtract(now_p, hi), cv2.subtract(lo, now_p))).reshape(-1)
+            covered.reshape(-1)[at] = np.where(moved > COVER_STEP, ref.printed.reshape(-1)[at], 0)
         tw, th = self._size
         sw, sh = max(1, tw // 8), max(1, th // 8)
         ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32) / self._empty_small
@@ -569,7 +593,7 @@ class CardFinder:
     def _paper_level(self, white: np.ndarray) -> float:
         """A whiteness that felt does not reach but card paper does, for this frame."""
         seen = white[::4, ::4][self._search[::4, ::4] > 0]
-        felt = float(np.median(seen)) if seen.size else 0.0
+        felt = _median_u8(seen) if seen.size else 0.0
         return felt + PAPER_STEPS[0]
 
     def _card_rect(
@@ -619,7 +643,7 @@ class CardFinder:
             )
             if np.count_nonzero(bare) >= 0.3 * bare.size:
                 outside = outside[bare]
-        return float(np.median(patch[_INNER_RING]) - np.median(outside))
+        return _median_u8(patch[_INNER_RING]) - _median_u8(outside)
 
 
 #: The felt's grain is compared on the card's inside (less this share of it each side), at
@@ -684,51 +708,50 @@ def _rect_steps(
     """For each hypothesis (dx, dy, angle°, width factor): the whiteness step across each of
     the rectangle's four sides (median of inside minus the darker of two outside samples,
     so a printed line just outside does not hide the felt), and a score (sum of the best
-    three sides)."""
+    three sides).
+
+    All four sides at once, each sampled at the nearest pixel (:data:`_SIDE_POINTS` points
+    along it, inside and at both outside distances): the coordinates are the same float64
+    sums as one side at a time, so the same pixels are sampled."""
     cw, ch = card_mm
-    t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1  # skip the rounded corners
+    n = _SIDE_POINTS
+    t = (np.arange(n) + 0.5) / n * 0.8 + 0.1  # skip the rounded corners
     u = t - 0.5
-    sides = ((0, -1), (1, 0), (0, 1), (-1, 0))  # top, right, bottom, left: outward normals
     hw = 0.5 * cw * hyps[:, 3]
     hh = np.full(len(hyps), 0.5 * ch)
     a = np.deg2rad(base_deg + hyps[:, 2])
-    ca, sa = np.cos(a), np.sin(a)
-    steps = np.empty((len(hyps), 4), np.float32)
-    for k, (nx, ny) in enumerate(sides):
-        # points along the side in card-local mm (before rotation), per hypothesis
-        if nx == 0:
-            lx = u[None, :] * 2 * hw[:, None]
-            ly = np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1)
-        else:
-            lx = np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1)
-            ly = u[None, :] * 2 * hh[:, None]
-
-        inside = _sample(white, hyps, slot_centre, (ca, sa), (lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM), px_per_mm)
-        outside = np.minimum(
-            *(_sample(white, hyps, slot_centre, (ca, sa), (lx + nx * d, ly + ny * d), px_per_mm) for d in _OUTSIDE_MM)
-        )
-        # the whiteness is sampled as it is (uint8), the step taken in float32
-        steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
+    ca, sa = np.cos(a)[:, None, None], np.sin(a)[:, None, None]
+    # points along the sides (top, right, bottom, left) in card-local mm before rotation:
+    # (hypothesis, side, point)
+    along_w = u[None, :] * 2 * hw[:, None]
+    along_h = u[None, :] * 2 * hh[:, None]
+    across_w, across_h = np.repeat(hw[:, None], n, axis=1), np.repeat(hh[:, None], n, axis=1)
+    lx = np.stack([along_w, across_w, along_w, -1 * across_w], axis=1)
+    ly = np.stack([-1 * across_h, along_h, across_h, along_h], axis=1)
+    nx = np.array([0, 1, 0, -1])[None, :, None]  # outward normals
+    ny = np.array([-1, 0, 1, 0])[None, :, None]
+    h, w = white.shape
+    flat = white.ravel()
+    bx = (slot_centre[0] + hyps[:, 0])[:, None, None]
+    by = (slot_centre[1] + hyps[:, 1])[:, None, None]
+    samples = []
+    for px, py in ((lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM),
+                   *((lx + nx * d, ly + ny * d) for d in _OUTSIDE_MM)):
+        gx = bx + ca * px - sa * py
+        gy = by + sa * px + ca * py
+        if px_per_mm != 1.0:
+            gx, gy = gx * px_per_mm, gy * px_per_mm
+        xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+        samples.append(flat.take(yi * w + xi))  # whiteness as it is (uint8)
+    # the median step per side: the steps are whole numbers, so the median is the middle one
+    # of the sorted int16 steps (n even: the mean of the two middle ones), exactly as in float32
+    diff = samples[0].astype(np.int16) - np.minimum(samples[1], samples[2]).astype(np.int16)
+    ordered_points = np.sort(diff, axis=2)
+    middle = ordered_points[:, :, n // 2].astype(np.float32)
+    steps = (ordered_points[:, :, n // 2 - 1] + middle) / np.float32(2) if n % 2 == 0 else middle
     ordered = np.sort(steps, axis=1)
     return ordered[:, 1:].sum(axis=1), steps
-
-
-def _sample(
-    white: np.ndarray,
-    hyps: np.ndarray,
-    slot_centre: tuple[float, float],
-    rotation: tuple[np.ndarray, np.ndarray],
-    local: tuple[np.ndarray, np.ndarray],
-    px_per_mm: float,
-) -> np.ndarray:
-    """Whiteness at card-local points (mm, per hypothesis), nearest pixel."""
-    (ca, sa), (px, py) = rotation, local
-    h, w = white.shape
-    gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
-    gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
-    xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
-    return np.asarray(white[yi, xi])
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -742,14 +765,35 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
+#: Every uint8 value in each of three channels (1, 256, 3): the input of a per-channel lookup table.
+_ALL_LEVELS = np.ascontiguousarray(np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 256, 1), 3, axis=2))
+
+
 def _channel_min(img: np.ndarray) -> np.ndarray:
-    b, g, r = cv2.split(img)
-    return cv2.min(cv2.min(b, g), r)
+    # on the channels' strided views: no copies (cv2.split made three)
+    return cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
-    b, g, r = cv2.split(img)
-    return cv2.max(cv2.max(b, g), r)
+    return cv2.max(cv2.max(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
+
+
+def _median_u8(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a non-empty array, from the histogram when it is uint8
+    (the same value: the middle one, or the mean of the two middle ones): a border strip's few
+    hundred pixels are counted faster than numpy partitions them."""
+    if values.dtype != np.uint8:
+        return float(np.median(values))
+    n = values.size
+    cum = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2.0
+
+
+def _median_u8_columns(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of a non-empty (n, channels) array (see :func:`_median_u8`)."""
+    return np.array([_median_u8(values[:, k]) for k in range(values.shape[1])], np.float64)
 
 
 def _percentile_90(values: np.ndarray) -> float:

@@ -1,0 +1,134 @@
+"""The recogniser's faster paths compute exactly what the plain ones did: each is checked here
+against the plain computation, bit for bit (an OpenCV or numpy upgrade that broke one would
+show here before it moved a read)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from cardart import deck_or_skip
+
+from calibration.deck_model import both_ways, card_features
+from calibration.layout import load_layout
+from calibration.table import calibrate_from_markers
+from firmware_interfaces.camera.finder import (
+    _ALL_LEVELS,
+    _COARSE_GRID,
+    _INSIDE_MM,
+    _OUTSIDE_MM,
+    _SIDE_POINTS,
+    COVER_STEP,
+    CardFinder,
+    _channel_max,
+    _EmptyTable,
+    _median_u8,
+    _median_u8_columns,
+    _rect_steps,
+    learn_empty_table,
+)
+from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
+
+
+def test_the_turned_view_shares_the_white_balance_bit_for_bit() -> None:
+    rng = np.random.default_rng(3)
+    pictures = [rng.integers(0, 256, (160, 112, 3), dtype=np.uint8) for _ in range(20)]
+    face = cv2.resize(deck_or_skip("svg-cards").face("QH"), (112, 160), interpolation=cv2.INTER_AREA)
+    pictures.append(np.clip(face.astype(np.int16) + rng.integers(-20, 20, face.shape), 0, 255).astype(np.uint8))
+    for card in pictures:
+        plain = np.stack([card_features(card), card_features(np.ascontiguousarray(card[::-1, ::-1]))])
+        assert np.array_equal(both_ways(card), plain)
+
+
+def test_dividing_by_the_paper_level_with_opencv_is_numpys_division() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        img = rng.integers(0, 256, (160, 112, 3)).astype(np.float32)
+        level = np.maximum(rng.integers(0, 256, 3).astype(np.float32), 8.0)
+        assert np.array_equal(cv2.divide(img, (*level.tolist(), 0.0)), img / level)
+
+
+def test_uint8_medians_from_histograms_are_numpys() -> None:
+    rng = np.random.default_rng(5)
+    for n in [*range(1, 30), 751, 1100]:
+        v = rng.integers(0, 256, n, dtype=np.uint8)
+        assert _median_u8(v) == float(np.median(v))
+        m = rng.integers(90, 110, (n, 3), dtype=np.uint8)
+        assert np.array_equal(_median_u8_columns(m), np.median(m, axis=0))
+
+
+def test_the_gain_lookup_table_is_opencvs_multiply() -> None:
+    rng = np.random.default_rng(6)
+    img = rng.integers(0, 256, (50, 90, 3), dtype=np.uint8)
+    for _ in range(50):
+        scale = (*rng.uniform(0.2, 3.0, 3).tolist(), 0.0)
+        assert np.array_equal(cv2.LUT(img, cv2.multiply(_ALL_LEVELS, scale)), cv2.multiply(img, scale))
+
+
+def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
+                      card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """The slot fit's side steps one side and one offset at a time (as it was written first)."""
+    cw, ch = card_mm
+    t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1
+    u = t - 0.5
+    hw, hh = 0.5 * cw * hyps[:, 3], np.full(len(hyps), 0.5 * ch)
+    a = np.deg2rad(base_deg + hyps[:, 2])
+    ca, sa = np.cos(a), np.sin(a)
+    h, w = white.shape
+
+    def sample(px: np.ndarray, py: np.ndarray) -> np.ndarray:
+        gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
+        gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
+        xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+        return np.asarray(white[yi, xi])
+
+    steps = np.empty((len(hyps), 4), np.float32)
+    for k, (nx, ny) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
+        if nx == 0:
+            lx, ly = u[None, :] * 2 * hw[:, None], np.repeat((ny * hh)[:, None], _SIDE_POINTS, axis=1)
+        else:
+            lx, ly = np.repeat((nx * hw)[:, None], _SIDE_POINTS, axis=1), u[None, :] * 2 * hh[:, None]
+        inside = sample(lx - nx * _INSIDE_MM, ly - ny * _INSIDE_MM)
+        outside = np.minimum(*(sample(lx + nx * d, ly + ny * d) for d in _OUTSIDE_MM))
+        steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
+    ordered = np.sort(steps, axis=1)
+    return ordered[:, 1:].sum(axis=1), steps
+
+
+def test_the_slot_fit_samples_all_sides_at_once_as_one_at_a_time() -> None:
+    rng = np.random.default_rng(7)
+    white = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (0, 0), 3.0)
+    for centre, base, scale in (((120.0, 150.0), 0.0, 1.0), ((390.0, 20.0), 90.0, 1.0), ((100.0, 80.0), 0.0, 0.5)):
+        fast = _rect_steps(white, _COARSE_GRID, centre, base, (63.0, 88.0), scale)
+        plain = _plain_rect_steps(white, _COARSE_GRID, centre, base, (63.0, 88.0), scale)
+        assert all(np.array_equal(f, p) and f.dtype == p.dtype for f, p in zip(fast, plain, strict=True))
+
+
+def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_comparison() -> None:
+    layout = load_layout("baccarat")
+    tf = generate_test_set(deck_or_skip("svg-cards"), [layout], 1, seed=12, randomise=DomainRandomisation())[0]
+    plane = calibrate_from_markers(tf.empty, layout)
+    printed, empty_table = learn_empty_table(plane, layout, tf.empty)
+    finder = CardFinder(plane, layout, printed=printed, empty_table=empty_table)
+    table = finder.top_down(tf.scene.image)
+    ref = finder._lined_up(cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2]))
+    assert ref is not None and ref.hi is not None and ref.lo is not None
+    against = finder._against_empty(table, ref)
+    assert against is not None
+    # the whole table, as the comparison was first written
+    now = cv2.GaussianBlur(table, (0, 0), 1.0)
+    gain = np.median(now[::4, ::4][finder._bare], axis=0) / finder._empty_felt
+    scale = (*gain.tolist(), 0.0)
+    hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload]
+    lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload]
+    moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
+    covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
+    assert np.count_nonzero(ref.printed) and np.array_equal(against[0], covered)
+
+
+def test_the_printed_pixels_indexes_are_numpys_flatnonzero() -> None:
+    rng = np.random.default_rng(8)
+    for share in (0.0, 0.001, 0.05, 0.5):
+        printed = ((rng.random((50, 90)) < share) * 255).astype(np.uint8)
+        at = _EmptyTable(printed, cv2.bitwise_not(printed)).printed_at
+        assert np.array_equal(at, np.flatnonzero(printed))
