@@ -233,3 +233,20 @@ def test_an_archive_of_an_older_schema_is_migrated_in_place_and_keeps_its_events
         assert archive.schema_version == latest[-1][0] and _rows(archive, "T01") == before
         starts = archive.round_starts("T01", "0000", "9999", 0, 100)  # uses version 3's index
         assert [r for r, _, _ in starts] == [f"R{n}" for n in range(1, 6)]
+
+
+def test_a_checkpoint_that_signs_another_hash_than_the_archive_holds_is_alerted(
+        archive_location: str, table: LiveTable) -> None:
+    from table_controller.sim.journal_rounds import draft
+
+    records = list(table.journal.records())
+    good, bad = records[10], records[20]
+    table.journal.append([draft("checkpoint", None, clock=table.clock, covers=good.seq, hash=good.hash, sig="c2ln")])
+    table.journal.append([draft("checkpoint", None, clock=table.clock, covers=bad.seq, hash="f" * 64, sig="c2ln")])
+    with open_archive(archive_location) as archive:
+        follower = ArchiveFollower(archive, [TableSource("T01", table.endpoint)])
+        turn = follower.catch_up_all()[0]
+        assert turn.problem is None and turn.archived_seq == table.journal.last_seq  # kept: the chain is whole
+        assert follower.checkpoints_checked == 2
+        alerts = archive.alerts("T01")
+        assert [a.kind for a in alerts] == ["checkpoint-mismatch"] and f"seq {bad.seq}" in alerts[0].text

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from table_controller.archive.base import Archive, ArchiveAlert, ArchiveError, ArchiveUnavailable
+from table_controller.event_types import CheckpointSigned, EventError, decode_event
 from table_controller.events import format_ts
 from table_controller.publish.replay import JournalReplay
 from table_controller.publish.security import ClientCurve
@@ -83,6 +84,7 @@ class ArchiveFollower:
         self.clock = clock
         self._raised: dict[tuple[str, str], str] = {}
         self._unwritten: list[ArchiveAlert] = []  # alerts the store could not take yet, oldest first
+        self.checkpoints_checked = 0
 
     def _alert(self, table: str, kind: str, text: str) -> None:
         if self._raised.get((table, kind)) is not None:
@@ -134,6 +136,7 @@ class ArchiveFollower:
                     raise ArchiveError(f"{source.endpoint} answers for table {part.table}, not {source.table}")
                 part.verify()
                 added += self.archive.append(part, format_ts(self.clock()))
+                self._check_checkpoints(part)
             except ArchiveUnavailable:
                 raise  # the store's trouble, not the table's
             except (ReplayError, ArchiveError) as e:
@@ -148,6 +151,31 @@ class ArchiveFollower:
         else:
             self._clear(source.table, "behind")
         return CatchUp(source.table, added, seq, table_seq)
+
+    def _check_checkpoints(self, part: ReplaySlice) -> None:
+        """Every ``checkpoint`` event of a kept slice must name the hash the archive holds at the
+        seq it covers (the table signed that position; a different hash there is a table that
+        signed one chain and serves another). Its signature covers fields the event does not
+        carry (the journal's link and meta rows): ``journal verify --checkpoints`` checks those."""
+        hashes = {e.seq: e.hash for e in part.events}
+        for e in part.events:
+            if '"type":"checkpoint"' not in e.body:
+                continue
+            try:
+                event = decode_event(e.body)
+            except EventError:
+                continue
+            if not isinstance(event, CheckpointSigned):
+                continue
+            held = hashes.get(event.covers)
+            if held is None:
+                rows = list(self.archive.events(part.table, event.covers - 1, 1))
+                held = rows[0].record.hash if rows and rows[0].record.seq == event.covers else None
+            self.checkpoints_checked += 1
+            if held != event.hash:
+                self._alert(part.table, "checkpoint-mismatch",
+                            f"the checkpoint at seq {e.seq} signs hash {event.hash[:12]} for seq {event.covers}; "
+                            f"the archive holds {(held or 'nothing')[:12]} there")
 
     def catch_up_all(self) -> list[CatchUp]:
         """One turn on every table. A fault on one table (the archive's disk, say) is an alert
