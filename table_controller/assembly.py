@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from firmware_interfaces.shoe.protocols import ShoeBackend
     from table_controller.camera_watch import CameraWatcher
     from table_controller.control import ControlOps, ControlServer
+    from table_controller.evidence.keeper import EvidenceKeeper
     from table_controller.journal.checkpoints import CheckpointSigner
     from table_controller.publish import CurveConfig, EventPublisher
 
@@ -50,6 +51,8 @@ class LiveTable:
         # start-up reports its own cause, not an AttributeError of the clean-up.
         self.shoe: ShoeBackend | None = None
         self.camera: CameraWatcher | None = None
+        #: The camera's pictures (docs/evidence.md): None without a camera or with evidence.enabled false.
+        self.evidence: EvidenceKeeper | None = None
         #: The simulated camera of a ``camera.kind = "sim"`` table (a rig lays cards under it).
         self.simulated_camera: SimulatedCamera | None = None
         self.control: ControlServer | None = None
@@ -93,8 +96,9 @@ class LiveTable:
             self.shoe = self._make_shoe() if config.shoe is not None and "shoe" in config.sources else None
             self.controller.shoe = self.shoe
             if "camera" in config.sources:
+                self.evidence = self._make_evidence()
                 self.camera = self._make_camera(camera_parts)
-                self._input_closers.append(self.camera.close)
+                self._input_closers.append(self.camera.close)  # closed first: then the keeper finishes
             if config.publish.control:
                 from table_controller.control import ControlServer
 
@@ -192,6 +196,21 @@ class LiveTable:
                     del recent[:-16]
         return recent
 
+    def _make_evidence(self) -> EvidenceKeeper | None:
+        """The evidence keeper of a camera table, started (its pictures beside the journal)."""
+        from table_controller.evidence.keeper import EvidenceKeeper, EvidenceSettings
+
+        ev = self.config.evidence
+        if not ev.enabled:
+            return None
+        keeper = EvidenceKeeper(EvidenceSettings(
+            folder=self.config.evidence_dir, card_px=ev.card_px, frame_width=ev.frame_width, quality=ev.quality,
+            retention_days=ev.retention_days, max_bytes=int(ev.max_mb * 1_000_000) if ev.max_mb else None,
+        ), self.controller.post).start()
+        self._input_closers.append(keeper.close)
+        self.controller.evidence = keeper
+        return keeper
+
     def _make_camera(self, parts: tuple[CameraSource, Calibration] | None) -> CameraWatcher:
         """The camera watcher: source, recogniser over the game's layout, stabiliser."""
         from calibration.errors import LayoutError
@@ -208,10 +227,13 @@ class LiveTable:
             raise ConfigError(f"{self.config.source}: {key}: {e}") from e
         source, calibration = parts if parts is not None else self._configured_camera()
         frames = camera.stable_frames if camera else 3
-        return CameraWatcher(
+        watcher = CameraWatcher(
             source, Recognizer(calibration, layout), Stabilizer(frames=frames), self.controller.post,
-            fps=camera.fps if camera else 15.0,
+            fps=camera.fps if camera else 15.0, evidence=self.evidence,
         )
+        if self.evidence is not None:
+            self.controller.latest_frame = watcher.latest
+        return watcher
 
     def _configured_camera(self) -> tuple[CameraSource, Calibration]:
         """The configured camera source (``camera.kind`` of CAMERA_SOURCES) and its calibration.
@@ -277,6 +299,8 @@ class LiveTable:
         """Close the inputs (control socket, camera), stop the loop and the shoe, then close
         the rest (panel, publisher, journal), newest first."""
         self._close_all(self._input_closers)
+        if self._loop is not None and self._loop.is_alive():
+            self.controller.wait_until_idle(timeout=3.0)  # what the inputs posted last is journaled
         self._stop.set()
         if self.shoe is not None:
             try:

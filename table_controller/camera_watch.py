@@ -2,7 +2,10 @@
 
 It knows nothing of games: it reads frames from a camera source, recognises
 the cards, stabilises them over frames and posts each newly stable card (and a
-camera that stopped delivering frames) on the controller's queue.
+camera that stopped delivering frames) on the controller's queue. With an
+evidence keeper it then hands the keeper the frame it decided on, with the card's
+corners (after the card is posted: a picture never waits in front of a card), and
+keeps the latest frame for the controller's pictures of pauses, voids and results.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from table_controller.evidence.keeper import EvidenceRequest
 from table_controller.fusion import CameraSaw
 from table_controller.table import inputs as i
 
@@ -25,6 +29,7 @@ class CameraWatcher:
     def __init__(
         self, source: Any, recognizer: Any, stabilizer: Any, post: Callable[[Any], None], *,
         fps: float = 15.0, down_after: float = 2.0, clock: Callable[[], float] = time.monotonic,
+        evidence: Any = None,
     ) -> None:
         self.source = source
         self.recognizer = recognizer
@@ -34,11 +39,17 @@ class CameraWatcher:
         self.down_after = down_after
         self.clock = clock
         self.frames = 0
+        self.evidence = evidence
+        self._latest: Any = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def latest(self) -> Any:
+        """The last frame read (None before the first); the caller must not change it."""
+        return self._latest
 
     @property
     def is_running(self) -> bool:
@@ -68,9 +79,13 @@ class CameraWatcher:
                 continue
             down, last_frame = False, started
             self.frames += 1
+            self._latest = frame
             try:
                 for stable in self.stabilizer.update(self.recognizer.recognize(frame)):
                     self.post(CameraSaw(stable.game_position, stable.index, stable.code))
+                    if self.evidence is not None and stable.code is not None:
+                        self.evidence.submit(EvidenceRequest(
+                            "card", frame, stable.corners, stable.game_position, stable.index, stable.code))
             except Exception:  # one bad frame must not stop the camera
                 log.exception("recognising a frame failed")
             self._stop.wait(max(0.0, self.period - (self.clock() - started)))

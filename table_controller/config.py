@@ -63,6 +63,20 @@ class CameraConfig:
 
 
 @dataclass(frozen=True)
+class EvidenceConfig:
+    """The camera's pictures (docs/evidence.md): where they go, their sizes, how long they stay.
+    ``dir`` None: ``<journal>.evidence`` beside the journal."""
+
+    enabled: bool = True
+    dir: Path | None = None
+    card_px: int = 280
+    frame_width: int = 960
+    quality: int = 85
+    retention_days: float | None = 90.0
+    max_mb: float | None = None
+
+
+@dataclass(frozen=True)
 class PanelConfig:
     """The dealer's panel: gpiozero pin factory by name (``native``, ``mock``, ``lgpio``, ...:
     ``table_controller.panel.PIN_FACTORIES``) and BCM pin numbers."""
@@ -107,6 +121,12 @@ class TableConfig:
     #: A test rig: the control socket also takes a rig's hands (press a mock button, lay a
     #: card under a simulated camera). Never on a production table.
     rig_ops: bool = False
+    #: The camera's pictures: kept when the table has a camera and this is enabled.
+    evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
+
+    @property
+    def evidence_dir(self) -> Path:
+        return self.evidence.dir or self.journal.with_name(self.journal.name + ".evidence")
 
 
 #: Pins of the reference panel wiring (docs/panel.md).
@@ -191,7 +211,8 @@ def _path(base: Path, text: str, key: str) -> Path:
 def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> TableConfig:
     """Validate a decoded configuration (``base`` resolves relative paths)."""
     top = _Section(data, where, "")
-    for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor", "rig"):
+    for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor", "rig",
+                    "evidence"):
         top.used.add(section)
     top.finish()
 
@@ -275,6 +296,21 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         else None
     )
 
+    ev = _Section(data.get("evidence", {}), where, "evidence")
+    evidence_dir = ev.get("dir", str, None)
+    retention = ev.get("retention_days", (int, float), 90, _non_negative)
+    max_mb = ev.get("max_mb", (int, float), 0, _non_negative)
+    evidence = EvidenceConfig(
+        enabled=ev.get("enabled", bool, True),
+        dir=_path(base, evidence_dir, f"{where}: evidence.dir") if evidence_dir else None,
+        card_px=ev.get("card_px", int, 280, _positive),
+        frame_width=ev.get("frame_width", int, 960, _positive),
+        quality=ev.get("quality", int, 85, lambda v: None if 10 <= v <= 100 else "must be 10..100"),
+        retention_days=float(retention) or None,
+        max_mb=float(max_mb) or None,
+    )
+    ev.finish()
+
     from table_controller.tokens import check_stored_form
 
     rig = _Section(data.get("rig", {}), where, "rig")
@@ -315,6 +351,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         source=where,
         checkpoints=checkpoints,
         rig_ops=rig_ops,
+        evidence=evidence,
     )
     _check_variant(config)
     return config

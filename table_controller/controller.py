@@ -27,13 +27,17 @@ from table_controller.event_types import (
     EVENT_CLASSES,
     Alert,
     AlertKind,
+    CardDealt,
     CheckpointSigned,
     Event,
+    EvidenceRecorded,
     Heartbeat,
     RoundResult,
     RoundVoided,
+    TableStateChanged,
     stamped,
 )
+from table_controller.evidence.keeper import EvidenceKept, EvidenceLost, EvidenceRequest
 from table_controller.fusion import CameraSaw, CardFusion
 from table_controller.journal.errors import JournalError
 from table_controller.panel import PanelPress, panel_input
@@ -67,7 +71,7 @@ class Posted:
     becomes its table input in the loop too (it depends on the table's state).
     """
 
-    input: i.TableInput | CameraSaw | PanelPress | None
+    input: i.TableInput | CameraSaw | PanelPress | EvidenceKept | EvidenceLost | None
     shoe_event: Any = None
     reply: queue.Queue[Any] | None = None
     backlog: bool = False  # holds a place of the shoe backlog until applied
@@ -131,6 +135,11 @@ class TableController:
         self._last_sent = 0.0
         #: Set while the shoe link is up (or the table has no shoe).
         self.link_ready = threading.Event()
+        #: The camera's pictures (docs/evidence.md): the keeper, and where the latest frame comes
+        #: from (the camera watcher); set both before the loop starts, or leave them None.
+        self.evidence: Any = None
+        self.latest_frame: Callable[[], Any] | None = None
+        self._cards_journaled: dict[tuple[str, int, str], tuple[int, str | None]] = {}
 
     @property
     def shoe(self) -> Any:
@@ -160,7 +169,7 @@ class TableController:
         self._drive_devices([])
 
     # ------------------------------------------------------------------ inputs
-    def post(self, event: i.TableInput | CameraSaw, shoe_event: Any = None) -> None:
+    def post(self, event: i.TableInput | CameraSaw | EvidenceKept | EvidenceLost, shoe_event: Any = None) -> None:
         """Queue an input (thread-safe); the loop applies it in order."""
         self._queue.put(Posted(event, shoe_event))
 
@@ -194,6 +203,15 @@ class TableController:
         """
         key_on = self.panel is not None and self.panel.supervisor_key_on
         self._queue.put(Posted(PanelPress(name, supervisor_key=key_on)))
+
+    def wait_until_idle(self, timeout: float) -> bool:
+        """Wait (from another thread, while the loop runs) until nothing waits on the queue."""
+        deadline = time.monotonic() + timeout
+        while not self._queue.empty():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def apply_queued(self) -> None:
         """Apply everything queued now, in the caller's thread, then the held starts that are due.
@@ -334,6 +352,8 @@ class TableController:
         Whatever the machine decided before an input was rejected is still
         committed (and the shoe frame recorded) before the rejection is raised.
         """
+        if isinstance(event, EvidenceKept | EvidenceLost):
+            return self._commit([self._evidence_event(event)])
         now = self.clock()
         self.handshake.observe(shoe_event)
         fused = self._fuse(event, now) if event is not None else []
@@ -384,6 +404,8 @@ class TableController:
         if events:
             self._last_sent = now
             self.stats.events += len(events)
+        if self.evidence is not None:
+            self._ask_for_evidence(events)
         for event in events:
             if self.publisher is not None:
                 self.publisher.publish(event)
@@ -393,6 +415,43 @@ class TableController:
                 except Exception:  # a broken listener must never stop the table
                     log.exception("event listener failed")
         return events
+
+    def _evidence_event(self, kept: EvidenceKept | EvidenceLost) -> Event:
+        """The ``evidence`` event of pictures the keeper kept (a card's: with its card event's seq
+        when that is journaled), or the alert of pictures it could not keep."""
+        if isinstance(kept, EvidenceLost):
+            return Alert(round=self.machine.round_id, kind="device-fault", severity="warning", detail=kept.detail[:500])
+        round_id, for_seq = self.machine.round_id, kept.for_seq
+        if kept.of == "card" and kept.position is not None and kept.index is not None and kept.code is not None:
+            known = self._cards_journaled.get((kept.position, kept.index, kept.code))
+            if known is not None:
+                for_seq, round_id = known
+        return EvidenceRecorded(round=round_id, of=kept.of, for_seq=for_seq,  # type: ignore[arg-type]
+                                position=kept.position, index=kept.index, code=kept.code, card=kept.card,
+                                frame=kept.frame, bytes=kept.bytes)
+
+    def _ask_for_evidence(self, events: list[Event]) -> None:
+        """The table's picture at a pause, a void, a result and a supervisor's action (the latest
+        frame, kept off the loop); and which card events the camera's card pictures belong to."""
+        for event in events:
+            if isinstance(event, CardDealt):
+                self._cards_journaled[(event.position, event.index, event.code)] = (event.seq, event.round)
+                if len(self._cards_journaled) > 64:
+                    self._cards_journaled.pop(next(iter(self._cards_journaled)))
+                continue
+            if isinstance(event, TableStateChanged) and event.state == "paused":
+                of = "pause"
+            elif isinstance(event, RoundVoided):
+                of = "void"
+            elif isinstance(event, RoundResult):
+                of = "result"
+            elif isinstance(event, TableStateChanged) and isinstance(event.by, str):
+                of = "supervisor"
+            else:
+                continue
+            frame = self.latest_frame() if self.latest_frame is not None else None
+            if frame is not None:
+                self.evidence.submit(EvidenceRequest(of, frame, for_seq=event.seq))
 
     def _checkpoint(self) -> list[Event]:
         """Sign the journal's position at a round end, keep it outside the journal, publish it."""

@@ -223,11 +223,33 @@ class DealerChanged(EventBase, frozen=True, kw_only=True):
     by: str
 
 
+Sha256 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+EvidenceOf = Literal["card", "pause", "void", "result", "supervisor"]
+
+
+class EvidenceRecorded(EventBase, frozen=True, kw_only=True):
+    """``evidence`` (added type, docs/evidence.md): pictures the camera took, kept next to the
+    journal by their SHA-256. ``of`` says what they show: a card the camera confirmed (with its
+    ``position``, ``index`` and ``code``, and ``for_seq`` the card event's seq when it was
+    journaled first), or the table at a pause, a void, a result or a supervisor's action
+    (``for_seq``: that event). ``card`` is the card's own picture, ``frame`` the whole table."""
+
+    type: Literal["evidence"] = "evidence"
+    of: EvidenceOf
+    for_seq: Seq | None = None
+    position: str | None = None
+    index: int | None = None
+    code: CardCode | None = None
+    card: Sha256 | None = None
+    frame: Sha256
+    bytes: Count
+
+
 E = TypeVar("E", bound="EventBase")
 
 Event: TypeAlias = (
     TableStateChanged | RoundStarted | BettingClosed | CardDealt | RoundResult | RoundVoided | Alert
-    | ShoeChanged | Heartbeat | CheckpointSigned | DealerChanged
+    | ShoeChanged | Heartbeat | CheckpointSigned | DealerChanged | EvidenceRecorded
 )
 
 
@@ -242,7 +264,7 @@ EVENT_CLASSES: dict[str, type[EventBase]] = {
     _type_name(cls): cls
     for cls in (
         TableStateChanged, RoundStarted, BettingClosed, CardDealt, RoundResult, RoundVoided, Alert,
-        ShoeChanged, Heartbeat, CheckpointSigned, DealerChanged,
+        ShoeChanged, Heartbeat, CheckpointSigned, DealerChanged, EvidenceRecorded,
     )
 }
 
