@@ -428,7 +428,8 @@ class TableController:
                 for_seq, round_id = known
         return EvidenceRecorded(round=round_id, of=kept.of, for_seq=for_seq,  # type: ignore[arg-type]
                                 position=kept.position, index=kept.index, code=kept.code, card=kept.card,
-                                frame=kept.frame, bytes=kept.bytes)
+                                frame=kept.frame, bytes=kept.bytes,
+                                corners=[(x, y) for x, y in kept.corners] if kept.corners else None)
 
     def _ask_for_evidence(self, events: list[Event]) -> None:
         """The table's picture at a pause, a void, a result and a supervisor's action (the latest

@@ -243,6 +243,8 @@ class EvidenceRecorded(EventBase, frozen=True, kw_only=True):
     card: Sha256 | None = None
     frame: Sha256
     bytes: Count
+    #: the card's corners (TL, TR, BR, BL) in the ``frame`` picture's pixels, as the camera read it
+    corners: list[tuple[float, float]] | None = None
 
 
 E = TypeVar("E", bound="EventBase")

@@ -74,6 +74,7 @@ class EvidenceKept:
     index: int | None = None
     code: str | None = None
     for_seq: int | None = None
+    corners: tuple[tuple[float, float], ...] | None = None  # in the frame picture's pixels
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,9 @@ class EvidenceKeeper:
 
     def _keep(self, request: EvidenceRequest) -> None:
         s = self.settings
-        frame_jpeg = encode_jpeg(table_picture(request.frame, s.frame_width), s.quality)
+        table = table_picture(request.frame, s.frame_width)
+        scale = table.shape[1] / request.frame.shape[1]
+        frame_jpeg = encode_jpeg(table, s.quality)
         card_jpeg = (encode_jpeg(card_picture(request.frame, request.corners, s.card_px), s.quality)
                      if request.corners and len(request.corners) >= 4 else None)
         frame_hash = self.store.write(frame_jpeg)
@@ -187,8 +190,10 @@ class EvidenceKeeper:
         if self._failing is not None:
             log.warning("evidence is kept again (%s is over)", self._failing)
             self._failing = None
+        corners = (tuple((round(x * scale, 1), round(y * scale, 1)) for x, y in request.corners[:4])
+                   if request.corners and len(request.corners) >= 4 else None)
         self.post(EvidenceKept(request.of, frame_hash, size, card_hash, request.position, request.index,
-                               request.code, request.for_seq))
+                               request.code, request.for_seq, corners))
 
     def prune(self, now: float | None = None) -> list[str]:
         """Retention now (it also runs every :data:`PRUNE_EVERY` seconds)."""

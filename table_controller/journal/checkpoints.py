@@ -98,6 +98,11 @@ def _load_key(path: Path, private: bool) -> Any:
     return key
 
 
+def load_verify_key(path: Path) -> Any:
+    """A table's public (verify) key; CheckpointError naming the file when it is not one."""
+    return _load_key(path, private=False)
+
+
 class CheckpointSigner:
     """Signs checkpoints with a table's Ed25519 key and appends them to the checkpoint file."""
 
