@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_controller.config import DEFAULT_PINS, PanelConfig, PublishConfig, ShoeConfig, TableConfig
+from table_controller.config import (
+    DEFAULT_PINS,
+    EvidenceConfig,
+    PanelConfig,
+    PublishConfig,
+    ShoeConfig,
+    TableConfig,
+)
 from table_controller.errors import ConfigError
 from table_controller.event_types import Event
 from table_controller.sim.dealer import DealerFaults, SimulatedDealer
@@ -41,6 +48,7 @@ class SimOptions:
     cards: list[str] | None = None  # a scripted shoe (card codes in dealing order)
     camera: str | None = None  # deck design for a simulated camera (shoe + camera table)
     shoe_protocol: str = "slp1"  # "lines": a plain line-per-card reader instead of a smart shoe
+    evidence: bool = True  # a camera table keeps its pictures beside the journal (docs/evidence.md)
 
 
 @dataclass
@@ -119,7 +127,7 @@ class SimulatedTable:
             ),
             panel=PanelConfig("mock", dict(DEFAULT_PINS)),
             publish=PublishConfig(endpoint=o.publish, snapshot=o.snapshot, control=o.control),
-            source="table-controller sim", rig_ops=True,
+            source="table-controller sim", rig_ops=True, evidence=EvidenceConfig(enabled=o.evidence),
         )
 
     def run(self) -> SimReport:
