@@ -52,8 +52,8 @@ class LiveTable:
 class Studio:
     """The studio API over an archive, served by uvicorn on a free loopback port."""
 
-    def __init__(self, archive: Archive) -> None:
-        config = uvicorn.Config(create_app(archive), host="127.0.0.1", port=0, log_level="warning")
+    def __init__(self, archive: Archive, evidence: dict[str, Path] | None = None) -> None:
+        config = uvicorn.Config(create_app(archive, evidence), host="127.0.0.1", port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -62,6 +62,14 @@ class Studio:
             assert time.monotonic() < deadline, "the studio API did not start"
             time.sleep(0.01)
         self.base = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def get_bytes(self, path: str, key: str) -> tuple[int, bytes]:
+        request = urllib.request.Request(self.base + path, headers={"authorization": f"Bearer {key}"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status, reply.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
 
     def get(self, path: str, key: str | None = None, header: str = "authorization") -> tuple[int, Any]:
         request = urllib.request.Request(self.base + path)

@@ -207,3 +207,42 @@ def test_the_bundle_page_shows_every_card_with_its_pictures_in_chromium(played: 
         page.screenshot(path=str(tmp_path / "bundle.png"), full_page=True)
         print(f"screenshot: {tmp_path / 'bundle.png'}")
         browser.close()
+
+
+def test_the_studio_api_names_a_rounds_pictures_and_serves_them_to_keys_of_the_table(played: Path,
+                                                                                  tmp_path: Path) -> None:
+    from archive_helpers import Studio
+
+    from table_controller.archive import ArchiveFollower, TableSource, open_archive
+    from table_controller.studio.keys import key_hash, new_key
+
+    folder = Path(str(played) + ".evidence")
+    keys = {"t01": new_key(), "t02": new_key()}
+    with open_archive(str(tmp_path / "archive.sqlite")) as archive:
+        assert ArchiveFollower(archive, [TableSource("T01", f"file:{played}")]).catch_up_all()[0].problem is None
+        for name, tables in (("t01", ["T01"]), ("t02", ["T02"])):
+            archive.add_api_key(key_hash(keys[name]), name, tables, "2026-12-02T00:00:00.000Z")
+        studio = Studio(archive, {"T01": folder})
+        try:
+            round_id = [e for e in journal_events(played) if e.type == "round.start"][0].round
+            status, rnd = studio.get(f"/v1/tables/T01/rounds/{round_id}", keys["t01"])
+            assert status == 200
+            cards = [p for p in rnd["pictures"] if p["of"] == "card"]
+            assert [(p["position"], p["index"], p["code"]) for p in cards] == [
+                (c["position"], c["index"], c["code"]) for c in rnd["cards"]]
+            digest = cards[0]["card"]
+            status, data = studio.get_bytes(f"/v1/tables/T01/evidence/{digest}.jpg", keys["t01"])
+            assert status == 200 and hashlib.sha256(data).hexdigest() == digest
+            assert studio.get_bytes(f"/v1/tables/T01/evidence/{digest}.jpg", keys["t02"])[0] == 404
+            assert studio.get(f"/v1/tables/T01/evidence/{digest}.jpg")[0] == 401
+            assert studio.get_bytes(f"/v1/tables/T01/evidence/{'0' * 64}.jpg", keys["t01"])[0] == 404
+            assert studio.get_bytes("/v1/tables/T01/evidence/..%2F..%2Fetc%2Fpasswd", keys["t01"])[0] == 404
+            path = EvidenceStore(folder).path(cards[1]["frame"])
+            original = path.read_bytes()
+            try:
+                path.write_bytes(original[:-4] + b"\x00\x00\x00\x00")
+                assert studio.get_bytes(f"/v1/tables/T01/evidence/{cards[1]['frame']}", keys["t01"])[0] == 409
+            finally:
+                path.write_bytes(original)
+        finally:
+            studio.stop()

@@ -108,7 +108,8 @@ def test_the_openapi_document_describes_every_path(setup: Setup) -> None:
     status, doc = studio.get("/openapi.json")
     assert status == 200 and doc["openapi"].startswith("3.")
     assert set(doc["paths"]) == {"/v1/tables", "/v1/tables/{table}/rounds", "/v1/tables/{table}/rounds/{round}",
-                                 "/v1/tables/{table}/statistics", "/v1/stream"}
+                                 "/v1/tables/{table}/statistics", "/v1/tables/{table}/evidence/{picture}",
+                                 "/v1/stream"}
 
 
 def test_a_voided_round_is_cancelled_with_its_reason() -> None:

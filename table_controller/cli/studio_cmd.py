@@ -24,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _archive_arg(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8090, help="port (default 8090)")
+    serve.add_argument("--evidence", action="append", default=[], metavar="TABLE=DIR",
+                       help="a table's pictures folder (its journal's .evidence folder, shared or copied), "
+                            "served at /v1/tables/TABLE/evidence/<sha256>.jpg (repeat)")
     serve.set_defaults(func=run_serve)
     key = sub.add_parser("key", help="make an API key (shown once; only its hash is kept)",
                          description="Make an API key scoped to some tables, or to all with '*'.")
@@ -78,8 +81,14 @@ def run_serve(args: argparse.Namespace) -> int:
     from table_controller.cli.archive_cmd import open_existing
     from table_controller.studio.app import create_app
 
+    folders = {}
+    for spec in args.evidence:
+        table, sep, folder = spec.partition("=")
+        if not sep or not table or not folder:
+            raise ConfigError(f"--evidence {spec!r}: write TABLE=DIR, e.g. T01=/srv/evidence/T01")
+        folders[table] = Path(folder)
     with open_existing(args.db) as archive:
-        uvicorn.run(create_app(archive), host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(create_app(archive, folders), host=args.host, port=args.port, log_level="warning")
     return 0
 
 

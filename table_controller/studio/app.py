@@ -9,8 +9,10 @@ tables exist beyond its own). ``/openapi.json`` (no key needed) describes it all
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -109,8 +111,11 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int, w
     return int(raw)
 
 
-def create_app(archive: Archive) -> Starlette:
-    """The API over ``archive`` (shared by every request; the archive serialises its reads)."""
+def create_app(archive: Archive, evidence: dict[str, Path] | None = None) -> Starlette:
+    """The API over ``archive`` (shared by every request; the archive serialises its reads);
+    ``evidence``: each table's folder of pictures (its ``.evidence`` folder, shared or copied to
+    the studio), served to keys that may read the table."""
+    folders = dict(evidence or {})
 
     def guarded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
@@ -172,6 +177,22 @@ def create_app(archive: Archive) -> Starlette:
             return _error(404, f"no round {round_id} at table {table}")
         return _json(rnd)
 
+    def picture(request: Request, tables: list[str]) -> Response:
+        """One picture of a table's evidence, by its SHA-256: served only when its content still
+        hashes to its name (a changed picture is refused, not served)."""
+        table, name = request.path_params["table"], request.path_params["picture"]
+        digest = name.removesuffix(".jpg")
+        if not re.fullmatch(r"[0-9a-f]{64}", digest) or table not in folders:
+            return _error(404, f"no picture {name[:80]} at table {table}")
+        from table_controller.evidence.store import EvidenceStore
+
+        data = EvidenceStore(folders[table]).read(digest)
+        if data is None:
+            return _error(404, f"no picture {digest} at table {table} (never kept, or deleted by retention)")
+        if hashlib.sha256(data).hexdigest() != digest:
+            return _error(409, f"picture {digest} was changed on disk: refused")
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
+
     async def stream(request: Request) -> Response:
         """Server-sent events: every round result and void as it is archived (``event: round``,
         ``data``: the round summary, ``id``: ``T01:seq,T02:seq`` to resume with Last-Event-ID)."""
@@ -216,6 +237,7 @@ def create_app(archive: Archive) -> Starlette:
         Route("/v1/tables/{table}/rounds", guarded(list_rounds)),
         Route("/v1/tables/{table}/rounds/{round}", guarded(one_round)),
         Route("/v1/tables/{table}/statistics", guarded(statistics)),
+        Route("/v1/tables/{table}/evidence/{picture}", guarded(picture)),
         Route("/v1/stream", stream),
         Route("/openapi.json", openapi),
     ], middleware=[Middleware(KeyGate, archive=archive)], exception_handlers={HTTPException: refused})
@@ -312,6 +334,16 @@ OPENAPI: dict[str, Any] = {
             "responses": {"200": {"description": "text/event-stream",
                                   "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                           "401": _refusal("no valid key")}}},
+        "/v1/tables/{table}/evidence/{picture}": {"get": {
+            "summary": "One picture of the table's evidence (a round's pictures name them: <sha256>.jpg); "
+                       "served only while its content hashes to its name",
+            "security": _KEY,
+            "parameters": [_TABLE, {"name": "picture", "in": "path", "required": True,
+                                    "schema": {"type": "string", "pattern": "^[0-9a-f]{64}(\\.jpg)?$"}}],
+            "responses": {"200": {"description": "the JPEG", "content": {"image/jpeg": {"schema": {
+                              "type": "string", "format": "binary"}}}},
+                          "401": _refusal("no valid key"), "404": _refusal("no such picture or table for this key"),
+                          "409": _refusal("the picture was changed on disk")}}},
         "/v1/tables/{table}/rounds/{round}": {"get": {
             "summary": "One round: every card in deal order with its time, position and source, burns, "
                        "start / betting closed / end times, status, outcome, payouts or void reason, and "

@@ -22,6 +22,7 @@ from table_controller.event_types import (
     BettingClosed,
     CardDealt,
     EventError,
+    EvidenceRecorded,
     RoundResult,
     RoundStarted,
     RoundVoided,
@@ -42,6 +43,20 @@ class RoundCard(msgspec.Struct, frozen=True, kw_only=True):
     index: int
     code: str
     source: str
+
+
+class RoundPicture(msgspec.Struct, frozen=True, kw_only=True):
+    """A picture set the camera kept for the round (docs/evidence.md): what it shows, and the
+    SHA-256 of the card's picture and of the whole table (``GET /v1/tables/{t}/evidence/{sha256}``)."""
+
+    seq: int
+    of: str
+    for_seq: int | None = None
+    position: str | None = None
+    index: int | None = None
+    code: str | None = None
+    card: str | None = None
+    frame: str
 
 
 class RoundRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,6 +80,7 @@ class RoundRecord(msgspec.Struct, frozen=True, kw_only=True):
     outcome: dict[str, Any] | None = None
     payouts: dict[str, str] | None = None
     void_reason: str | None = None
+    pictures: list[RoundPicture] = []
     first_seq: int = 0
     last_seq: int = 0
     last_hash: str = ""
@@ -133,7 +149,7 @@ def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord],
     """The round's record from its rows (those whose ``round`` is ``round_id``, seq order), or
     None when there are none; ``shoes`` (:func:`shoe_starts` of the table) numbers its shoe.
     Rows that are not events are left out (the archive keeps only events, so there are none)."""
-    fields: dict[str, Any] = {"cards": [], "burns": []}
+    fields: dict[str, Any] = {"cards": [], "burns": [], "pictures": []}
     status: RoundStatus = "open"
     game = ""
     first = last = 0
@@ -163,6 +179,10 @@ def assemble_round(table: str, round_id: str, records: Iterable[JournalRecord],
             case RoundVoided(reason=reason):
                 status = "cancelled"
                 fields.update(ended_at=event.ts, void_reason=reason)
+            case EvidenceRecorded():
+                fields["pictures"].append(RoundPicture(
+                    seq=rec.seq, of=event.of, for_seq=event.for_seq, position=event.position, index=event.index,
+                    code=event.code, card=event.card, frame=event.frame))
             case _:
                 pass
     if not first:
