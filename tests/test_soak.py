@@ -88,10 +88,15 @@ def test_camera_tables_under_camera_faults_and_kills_keep_every_promise(tmp_path
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(done.stdout)
-    assert report["checks"] == {name: True for name in CHECKS}
+    assert report["checks"] == {**{name: True for name in CHECKS}, "evidence_bundles_verify": True}
     counts = report["counts"]
     assert counts["rounds"] == 20 and counts["restarts"] >= 2
     assert counts["faults"]["blackout"] + counts["faults"]["mismatch"] > 0
+    # the camera table kept its pictures, and every round it voided has a bundle that verifies
+    assert counts["evidence_pictures"] > 20
+    voids = _voided_rounds(tmp_path / "soak" / "T01.sqlite")
+    assert counts["void_bundles_verified"] == len(voids)
+    assert {p.name for p in (tmp_path / "soak" / "bundles" / "T01").glob("*")} == voids
     journal = tmp_path / "soak" / "T01.sqlite"
     import sqlite3
 
@@ -99,6 +104,13 @@ def test_camera_tables_under_camera_faults_and_kills_keep_every_promise(tmp_path
         sources = {json.loads(b).get("source") for (b,) in conn.execute(
             "SELECT body FROM events WHERE type = 'card'")}
     assert "shoe+camera" in sources  # the camera confirmed the cards
+
+
+def _voided_rounds(journal: Path) -> set[str]:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as conn:
+        return {r for (r,) in conn.execute("SELECT round FROM events WHERE type = 'round.void'")}
 
 
 #: Line tables: lost lines, double reads and line noise at rates that hit every run, dealer

@@ -628,3 +628,26 @@ def test_a_card_where_the_rules_did_not_call_for_it_fails_positions_follow_rules
         f"T01: seq {events[4].seq}: card KD at banker[1], rules say player[1]",
         f"T01: seq {events[5].seq}: card 3C at player[1], rules say banker[1]",
     ]
+
+
+def test_a_wrong_position_void_is_explained_only_by_a_kill_shortly_before_it(tmp_path: Path) -> None:
+    """A killed controller's simulated camera is shown the layout again by the rig, which can put
+    back a card a no-read or a blackout left behind: a wrong-position void within the link
+    window after a kill is the kill's; without a kill it is a finding."""
+    path = tmp_path / "T01.sqlite"
+    clock = TickingClock()
+    with Journal(path, table="T01", game="baccarat", variant="baccarat") as journal:
+        events = journal.append([
+            draft("round.start", "R1", clock=clock, variant="baccarat", betting_seconds=15),
+            draft("table.state", "R1", clock=clock, state="dealing", reason=None),
+            draft("alert", "R1", clock=clock, kind="wrong-position", severity="critical",
+                  detail="card 2C laid at player[1], the rules called for banker[0]"),
+            draft("round.void", "R1", clock=clock,
+                  reason="misdeal: card 2C laid at player[1], the rules called for banker[0]", refund=True),
+            draft("table.state", None, clock=clock, state="idle", reason=None),
+        ])
+    record = TableRecord("T01", "baccarat", str(path))
+    assert _failed(check_run([record], _stream(events), {}, [])) == {"voids_and_pauses_explained"}
+    long_before = _ts(events[3]) - 120
+    assert _failed(check_run([record], _stream(events), {"T01": [long_before]}, [])) == {"voids_and_pauses_explained"}
+    assert _failed(check_run([record], _stream(events), {"T01": [_ts(events[3]) - 3]}, [])) == set()

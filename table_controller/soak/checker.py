@@ -603,6 +603,11 @@ def check_causes(
             elif reason.startswith("misdeal:"):
                 explained = (alert == "dropped-card" and "dropped" in injected) or (
                     alert == "wrong-order" and "misdeal" in injected
+                ) or (
+                    # a killed controller's simulated camera lost its layout; the rig lays it out
+                    # again from its own record, which a blackout or a no-read during the kill
+                    # can leave a card behind (a real table's cards stay where they lie)
+                    alert == "wrong-position" and any(_ts(e) - LINK_WINDOW <= t <= _ts(e) for t in kills)
                 )
                 if line and not explained:
                     # the dealer called it for a card that did not show; a card that came

@@ -29,6 +29,7 @@ from table_controller.soak.archive_side import ArchiveSide
 from table_controller.soak.checker import CheckResult, check_run, faults_by_kind, read_journal
 from table_controller.soak.controller_process import ControlClient, ControllerProcess, write_config
 from table_controller.soak.dealer import RemoteDealer
+from table_controller.soak.evidence_check import check_evidence
 from table_controller.soak.hostile import HostileClients, HostileTarget
 from table_controller.soak.options import LINE_FAULTS, SHOE_FRAME_FAULTS, SoakOptions
 from table_controller.soak.records import TableRecord
@@ -128,6 +129,7 @@ class Soak:
         self.hostile: HostileClients | None = None
         self.archive_side: ArchiveSide | None = None
         self.archive_counts: dict[str, Any] = {}
+        self.evidence_counts: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ the run
     def run(self) -> SoakReport:
@@ -179,6 +181,10 @@ class Soak:
                     self.hostile.check(
                         result, {t.record.table: workdir / f"{t.record.table}.log" for t in self.tables}
                     )
+                camera_journals = {t.record.table: Path(t.record.journal) for k, t in enumerate(self.tables)
+                                   if k < o.camera_tables}
+                if camera_journals:
+                    self.evidence_counts = check_evidence(camera_journals, workdir / "bundles", result.problems)
                 if self.archive_side is not None:
                     self.archive_counts = self.archive_side.check(
                         {t.record.table: Path(t.record.journal) for t in self.tables}, result.problems,
@@ -495,6 +501,7 @@ class Soak:
             "latency_samples": len(self.latency.samples),
             **(self.hostile.counts() if self.hostile is not None else {}),
             **self.archive_counts,
+            **self.evidence_counts,
         }
         return SoakReport(
             result.ok,
