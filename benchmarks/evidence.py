@@ -30,15 +30,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run(rounds: int, evidence: bool, folder: Path) -> dict[str, object]:
-    committed: list[float] = []
+    drawn: dict[str, list[float]] = {}  # code -> times the shoe gave it, not yet journaled
+    latencies: list[float] = []
     kept: list[EvidenceRecorded] = []
-    seen = threading.Condition()
+    lock = threading.Lock()
 
     def on_event(event: Event) -> None:
         if isinstance(event, CardDealt):
-            with seen:
-                committed.append(time.perf_counter())
-                seen.notify_all()
+            with lock:
+                waiting = drawn.get(event.code)
+                if waiting:  # the card's journaled event (the camera saw it too)
+                    latencies.append((time.perf_counter() - waiting.pop(0)) * 1000)
         elif isinstance(event, EvidenceRecorded):
             kept.append(event)
 
@@ -46,19 +48,16 @@ def run(rounds: int, evidence: bool, folder: Path) -> dict[str, object]:
                                     journal=folder / f"T01-{evidence}.sqlite", evidence=evidence),
                          on_event=on_event)
     dealer = sim.start()
-    latencies: list[float] = []
     try:
         dealer.load_shoe()
         original_draw = sim.shoe.draw
 
-        def timed_draw() -> str | None:
-            before = len(committed)
+        def timed_draw(*args: object, **kwargs: object) -> str | None:
             t0 = time.perf_counter()
-            code = original_draw()
+            code = original_draw(*args, **kwargs)
             if code is not None:
-                with seen:
-                    if seen.wait_for(lambda: len(committed) > before, timeout=10):
-                        latencies.append((committed[before] - t0) * 1000)
+                with lock:
+                    drawn.setdefault(code, []).append(t0)
             return code
 
         sim.shoe.draw = timed_draw  # type: ignore[method-assign]
