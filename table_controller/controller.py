@@ -139,6 +139,9 @@ class TableController:
         #: from (the camera watcher); set both before the loop starts, or leave them None.
         self.evidence: Any = None
         self.latest_frame: Callable[[], Any] | None = None
+        #: When the loop last turned (time.monotonic(); 0 before it runs): at least every
+        #: quarter second while it is well (see _wait_time).
+        self.last_turn = 0.0
         self._cards_journaled: dict[tuple[str, int, str], tuple[int, str | None]] = {}
 
     @property
@@ -230,6 +233,7 @@ class TableController:
     def run(self, stop: threading.Event) -> None:
         """Apply inputs until ``stop`` is set; ticks countdowns and sends heartbeats."""
         while not stop.is_set():
+            self.last_turn = time.monotonic()  # the watchdog's sign of life (service/notify.py)
             try:
                 item = self._queue.get(timeout=self._wait_time())
             except queue.Empty:

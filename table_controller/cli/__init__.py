@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "table_controller.cli.soak_cmd",
     "table_controller.cli.archive_cmd",
     "table_controller.cli.studio_cmd",
+    "table_controller.cli.service_cmd",
 )
 
 

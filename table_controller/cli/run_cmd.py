@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 from table_controller.errors import TableError
 
@@ -63,6 +64,7 @@ def run_table(args: argparse.Namespace) -> int:
     from table_controller.errors import TableError
     from table_controller.event_types import Event, encode_event
     from table_controller.journal.errors import JournalError
+    from table_controller.service.notify import SystemdNotifier, Watchdog
 
     try:
         live = LiveTable(config, new_journal=args.new_journal)
@@ -79,6 +81,8 @@ def run_table(args: argparse.Namespace) -> int:
             print(line, flush=True)
 
     live.controller.listeners.append(show)
+    notifier = SystemdNotifier.from_environment()
+    watchdog = Watchdog(notifier, lambda: table_is_well(live, watchdog.interval or 1.0))
     try:
         try:
             live.start()
@@ -86,12 +90,25 @@ def run_table(args: argparse.Namespace) -> int:
             print(f"table-controller: table {config.table_id} not started: {e}", file=sys.stderr)
             return EXIT_JOURNAL_REFUSED
         STOP.running()  # started: a stop now ends the loop below, and the table closes in order
+        notifier.ready(f"table {config.table_id} dealing")
         while not STOP.requested.wait(0.5):
             if live.failed.is_set():
                 print(f"table-controller: table {config.table_id} stopped: {live.failure}",
                       file=sys.stderr)
                 return EXIT_JOURNAL_FAILED
+            watchdog.tick()
     finally:
         STOP.running()  # the table closes: a stop signal must not interrupt that
+        notifier.stopping()
         live.close()
+        notifier.close()
     return 0
+
+
+def table_is_well(live: Any, within: float) -> bool:
+    """The watchdog's question: the loop turned within ``within`` seconds and has not failed
+    (a journal that cannot commit ends the loop: ``failed`` is then set)."""
+    import time
+
+    turned = live.controller.last_turn
+    return not live.failed.is_set() and turned > 0 and time.monotonic() - turned <= within

@@ -1,0 +1,1 @@
+"""Running as a service: systemd's readiness and watchdog (:mod:`~table_controller.service.notify`)."""

@@ -1,0 +1,127 @@
+"""systemd unit files for a table PC: the table, the studio archive and the studio API.
+
+``table-controller install-service`` writes them (or prints them with ``--print``). The
+table's unit is ``Type=notify`` with a watchdog its loop feeds (service/notify.py): a
+crashed table is restarted by ``Restart=always``, a hung one by the watchdog. Every unit
+runs as a dedicated user and is hardened: the file system read-only but for its state
+folder, no new privileges, no devices but the serial ports and the GPIO chip the table
+uses (through the ``dialout`` and ``gpio`` groups and ``DeviceAllow=``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+#: Hardening shared by every unit (systemd.exec(5)).
+HARDENING = """\
+NoNewPrivileges=yes
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectControlGroups=yes
+RestrictSUIDSGID=yes
+LockPersonality=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+SystemCallArchitectures=native
+"""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit file: its name and text."""
+
+    name: str
+    text: str
+
+
+def _exec(program: str, args: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in [program, *args])
+
+
+def table_unit(table: str, config: str, *, program: str, user: str, state_dir: str,
+               devices: list[str], watchdog_seconds: int = 10) -> Unit:
+    """The table's unit: ``table-controller run --config CONFIG`` under a watchdog."""
+    device_lines = "".join(f"DeviceAllow={d} rw\n" for d in devices)
+    text = f"""\
+# Written by table-controller install-service (docs/service.md)
+[Unit]
+Description=Card table {table} (table-controller)
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=notify
+NotifyAccess=main
+ExecStart={_exec(program, ["run", "--config", config])}
+WatchdogSec={watchdog_seconds}
+Restart=always
+RestartSec=2
+TimeoutStopSec=20
+User={user}
+Group={user}
+SupplementaryGroups=dialout gpio
+StateDirectory={state_dir}
+ReadWritePaths=/var/lib/{state_dir}
+DevicePolicy=closed
+{device_lines}{HARDENING}
+[Install]
+WantedBy=multi-user.target
+"""
+    return Unit(f"table-controller-{table}.service", text)
+
+
+def archive_unit(db: str, tables: list[str], *, program: str, user: str, state_dir: str) -> Unit:
+    """The studio archive's unit: ``table-controller archive follow``."""
+    args = ["archive", "follow", "--db", db] + [w for t in tables for w in ("--table", t)]
+    text = f"""\
+# Written by table-controller install-service (docs/service.md)
+[Unit]
+Description=Studio archive (table-controller)
+After=network-online.target postgresql.service
+Wants=network-online.target
+
+[Service]
+Type=simple
+ExecStart={_exec(program, args)}
+Restart=always
+RestartSec=2
+User={user}
+Group={user}
+StateDirectory={state_dir}
+ReadWritePaths=/var/lib/{state_dir}
+PrivateDevices=yes
+{HARDENING}
+[Install]
+WantedBy=multi-user.target
+"""
+    return Unit("table-controller-archive.service", text)
+
+
+def studio_unit(db: str, *, program: str, user: str, state_dir: str, port: int = 8090) -> Unit:
+    """The studio API's unit: ``table-controller studio serve``."""
+    text = f"""\
+# Written by table-controller install-service (docs/service.md)
+[Unit]
+Description=Studio API (table-controller)
+After=network-online.target table-controller-archive.service
+Wants=network-online.target
+
+[Service]
+Type=simple
+ExecStart={_exec(program, ["studio", "serve", "--db", db, "--port", str(port)])}
+Restart=always
+RestartSec=2
+User={user}
+Group={user}
+StateDirectory={state_dir}
+ReadWritePaths=/var/lib/{state_dir}
+PrivateDevices=yes
+{HARDENING}
+[Install]
+WantedBy=multi-user.target
+"""
+    return Unit("table-controller-studio.service", text)
