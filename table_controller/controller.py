@@ -143,6 +143,7 @@ class TableController:
         #: quarter second while it is well (see _wait_time).
         self.last_turn = 0.0
         self._cards_journaled: dict[tuple[str, int, str], tuple[int, str | None]] = {}
+        self._last_round: str | None = None
 
     @property
     def shoe(self) -> Any:
@@ -425,7 +426,9 @@ class TableController:
         when that is journaled), or the alert of pictures it could not keep."""
         if isinstance(kept, EvidenceLost):
             return Alert(round=self.machine.round_id, kind="device-fault", severity="warning", detail=kept.detail[:500])
-        round_id, for_seq = self.machine.round_id, kept.for_seq
+        # the round of what the picture shows: the event's (a result's, a void's), the card's, or the
+        # round on the table (the last one, just after it ended: a card seen as the round was voided)
+        round_id, for_seq = kept.round or self.machine.round_id or self._last_round, kept.for_seq
         if kept.of == "card" and kept.position is not None and kept.index is not None and kept.code is not None:
             known = self._cards_journaled.get((kept.position, kept.index, kept.code))
             if known is not None:
@@ -444,6 +447,8 @@ class TableController:
                 if len(self._cards_journaled) > 64:
                     self._cards_journaled.pop(next(iter(self._cards_journaled)))
                 continue
+            if event.round is not None:
+                self._last_round = event.round
             if isinstance(event, TableStateChanged) and event.state == "paused":
                 of = "pause"
             elif isinstance(event, RoundVoided):
@@ -456,7 +461,7 @@ class TableController:
                 continue
             frame = self.latest_frame() if self.latest_frame is not None else None
             if frame is not None:
-                self.evidence.submit(EvidenceRequest(of, frame, for_seq=event.seq))
+                self.evidence.submit(EvidenceRequest(of, frame, for_seq=event.seq, round=event.round))
 
     def _checkpoint(self) -> list[Event]:
         """Sign the journal's position at a round end, keep it outside the journal, publish it."""

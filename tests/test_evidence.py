@@ -246,3 +246,70 @@ def test_the_studio_api_names_a_rounds_pictures_and_serves_them_to_keys_of_the_t
                 path.write_bytes(original)
         finally:
             studio.stop()
+
+
+def _independent() -> Any:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "independent" / "bundle_verifier.py"
+    spec = importlib.util.spec_from_file_location("bundle_verifier", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rechain(folder: Path, change: Any) -> None:
+    """Apply ``change`` to the slice's rows (dicts), then recompute every hash from the manifest's."""
+    rows = [json.loads(x) for x in (folder / "slice.jsonl").read_text().splitlines()]
+    change(rows)
+    prev = json.loads((folder / "manifest.json").read_text())["prev_hash"]
+    for row in rows:
+        row["hash"] = prev = hashlib.sha256((prev + row["body"]).encode()).hexdigest()
+    (folder / "slice.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_our_verifier_and_the_independent_one_agree_on_every_tampering(played: Path, tmp_path: Path) -> None:
+    """benchmarks/independent/bundle_verifier.py was written from docs/evidence.md alone. It does not
+    re-judge results (that needs the rules core): a forged result is the one case where they differ."""
+    independent = _independent()
+    round_id = [e for e in journal_events(played) if e.type == "round.start"][1].round
+    assert round_id is not None
+    good = tmp_path / "good"
+    make_bundle(played, round_id, good)
+    rows = [json.loads(x) for x in (good / "slice.jsonl").read_text().splitlines()]
+    assert any('"of":"result"' in r["body"] for r in rows)  # the result's picture is in the round's bundle
+
+    def swap_lines(f: Path) -> None:
+        lines = (f / "slice.jsonl").read_text().splitlines()
+        lines[2], lines[3] = lines[3], lines[2]
+        (f / "slice.jsonl").write_text("\n".join(lines) + "\n")
+
+    def stray_file(f: Path) -> None:
+        (f / "pictures" / "notes.txt").write_text("x")
+
+    def body_seq(f: Path) -> None:
+        def change(rows: list[dict[str, Any]]) -> None:
+            body = json.loads(rows[2]["body"])
+            body["seq"] += 100
+            rows[2]["body"] = json.dumps(body, separators=(",", ":"))
+        _rechain(f, change)
+
+    def swap_bodies(f: Path) -> None:
+        def change(rows: list[dict[str, Any]]) -> None:
+            rows[2]["body"], rows[3]["body"] = rows[3]["body"], rows[2]["body"]
+        _rechain(f, change)
+
+    def changed_picture(f: Path) -> None:
+        p = next((f / "pictures").glob("*.jpg"))
+        p.write_bytes(p.read_bytes() + b"\x00")
+
+    cases = {"untouched": lambda f: None, "swapped lines": swap_lines, "stray file": stray_file,
+             "body seq, chain recomputed": body_seq, "bodies swapped, chain recomputed": swap_bodies,
+             "changed picture": changed_picture}
+    for name, tamper in cases.items():
+        folder = _copy(good, tmp_path / name.replace(" ", "-").replace(",", ""))
+        tamper(folder)
+        ours, theirs = verify_bundle(folder).ok, independent.verify(folder) == []
+        assert ours == theirs == (name == "untouched"), (name, verify_bundle(folder).problems,
+                                                         independent.verify(folder))

@@ -136,6 +136,8 @@ def test_each_other_game_shows_its_own_history_board(browser: Any, tmp_path: Pat
         expect(page.locator("#big-road")).to_be_hidden()
         rows = board["rounds"][-12:][::-1]
         expect(page.locator("#board-rounds tr[data-round]")).to_have_count(len(rows))
+        # the page has drawn the last view: its newest row is the table's last round
+        expect(page.locator("#board-rounds tr[data-round]").first).to_have_attribute("data-round", rows[0]["round"])
         shown = page.eval_on_selector_all(
             "#board-rounds tr[data-round]", "trs => trs.map(tr => [tr.dataset.round, "
             "[...tr.querySelectorAll('td[data-position]')].map(td => [td.dataset.position, td.dataset.result])])")

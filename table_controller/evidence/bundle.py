@@ -31,6 +31,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -247,14 +248,21 @@ def verify_bundle(folder: Path, verify_key: Path | None = None) -> BundleReport:
         hashes[int(seq) if isinstance(seq, int) else -1] = digest
         prev, expected = digest, (seq + 1 if isinstance(seq, int) else expected + 1)
         try:
-            events.append(decode_event(body))
+            event = decode_event(body)
         except EventError as e:
             problems.append(f"seq {seq}: not an event: {e}")
+            continue
+        if event.seq != seq or event.table != manifest.get("table"):
+            problems.append(f"row {seq}: its event is seq {event.seq} of table {event.table}")
+        events.append(event)
     if rows and rows[-1].get("seq") != manifest.get("last_seq"):
         problems.append(f"the slice ends at seq {rows[-1].get('seq')}, the manifest says {manifest.get('last_seq')}")
     named = {d for x in events if isinstance(x, EvidenceRecorded) for d in (x.frame, x.card) if d}
     pictures = folder / "pictures"
-    for path in sorted(pictures.glob("*.jpg")) if pictures.is_dir() else []:
+    for path in sorted(pictures.iterdir()) if pictures.is_dir() else []:
+        if not re.fullmatch(r"[0-9a-f]{64}\.jpg", path.name):
+            problems.append(f"pictures/{path.name}: not a picture of the bundle (<sha256>.jpg)")
+            continue
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         if digest != path.stem:
             problems.append(f"picture {path.name}: its content hashes to {digest[:16]}…: it was changed")
@@ -267,7 +275,9 @@ def verify_bundle(folder: Path, verify_key: Path | None = None) -> BundleReport:
     checkpoint_file = folder / "checkpoint.json"
     if checkpoint_file.exists():
         problems += _check_checkpoint(checkpoint_file, verify_key or folder / "verify.key", hashes,
-                                      manifest.get("table"))
+                                      manifest.get("table"), int(manifest.get("round_last_seq") or 0))
+    elif manifest.get("checkpoint") is not None:
+        problems.append(f"the manifest names the checkpoint of seq {manifest['checkpoint']}, and it is not here")
     else:
         notes.append("no signed checkpoint: the chain is checked within the slice only")
     round_events = [x for x in events if x.round == manifest.get("round")]
@@ -277,7 +287,7 @@ def verify_bundle(folder: Path, verify_key: Path | None = None) -> BundleReport:
     return BundleReport(problems, notes)
 
 
-def _check_checkpoint(path: Path, key: Path, hashes: dict[int, str], table: Any) -> list[str]:
+def _check_checkpoint(path: Path, key: Path, hashes: dict[int, str], table: Any, round_end: int) -> list[str]:
     from cryptography.exceptions import InvalidSignature
 
     from table_controller.journal.checkpoints import CheckpointError, load_checkpoints, load_verify_key
@@ -295,4 +305,6 @@ def _check_checkpoint(path: Path, key: Path, hashes: dict[int, str], table: Any)
         return [f"checkpoint of seq {checkpoint.seq} is of table {checkpoint.table}, not {table}"]
     if hashes.get(checkpoint.seq) != checkpoint.hash:
         return [f"checkpoint of seq {checkpoint.seq}: the slice's hash there is not the signed one"]
+    if checkpoint.seq < round_end:
+        return [f"checkpoint of seq {checkpoint.seq} does not cover the round, which ends at seq {round_end}"]
     return []

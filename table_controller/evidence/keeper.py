@@ -60,6 +60,7 @@ class EvidenceRequest:
     index: int | None = None
     code: str | None = None
     for_seq: int | None = None
+    round: str | None = None  # the round of the event it shows (a result's, a void's)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class EvidenceKept:
     code: str | None = None
     for_seq: int | None = None
     corners: tuple[tuple[float, float], ...] | None = None  # in the frame picture's pixels
+    round: str | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ class EvidenceKeeper:
         corners = (tuple((round(x * scale, 1), round(y * scale, 1)) for x, y in request.corners[:4])
                    if request.corners and len(request.corners) >= 4 else None)
         self.post(EvidenceKept(request.of, frame_hash, size, card_hash, request.position, request.index,
-                               request.code, request.for_seq, corners))
+                               request.code, request.for_seq, corners, request.round))
 
     def prune(self, now: float | None = None) -> list[str]:
         """Retention now (it also runs every :data:`PRUNE_EVERY` seconds)."""
