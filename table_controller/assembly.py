@@ -68,6 +68,7 @@ class LiveTable:
         #: Set when the controller loop died (e.g. the journal cannot commit); ``failure`` says why.
         self.failed = threading.Event()
         self.failure = ""
+        self.metrics: Any = None
         try:
             self.journal = Journal(
                 config.journal, table=config.table_id, game=self.game.game_id,
@@ -281,6 +282,18 @@ class LiveTable:
             self.camera.start()
         if self.control is not None:
             self.control.start()
+        if self.config.metrics_listen is not None:
+            self._start_metrics(*self.config.metrics_listen)
+
+    def _start_metrics(self, host: str, port: int) -> None:
+        """``/metrics`` and ``/healthz`` (service/metrics.py); healthy while the loop turned within
+        2 s (it turns at least every quarter second) and the journal accepts appends."""
+        from table_controller.service.metrics import MetricsServer, TableMetrics, loop_health
+
+        self.metrics = TableMetrics(self)
+        server = MetricsServer(self.metrics, lambda: loop_health(self, 2.0), host, port).start()
+        self._closers.append(server.close)
+        log.info("table %s: metrics on http://%s:%d/metrics", self.config.table_id, host, server.port)
 
     def _run_loop(self) -> None:
         try:

@@ -123,6 +123,8 @@ class TableConfig:
     rig_ops: bool = False
     #: The camera's pictures: kept when the table has a camera and this is enabled.
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
+    #: ``/metrics`` and ``/healthz`` (service/metrics.py) on this host:port; None: not served.
+    metrics_listen: tuple[str, int] | None = None
 
     @property
     def evidence_dir(self) -> Path:
@@ -212,7 +214,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     """Validate a decoded configuration (``base`` resolves relative paths)."""
     top = _Section(data, where, "")
     for section in ("table", "sources", "shoe", "camera", "panel", "publish", "journal", "supervisor", "rig",
-                    "evidence"):
+                    "evidence", "metrics"):
         top.used.add(section)
     top.finish()
 
@@ -310,6 +312,15 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         max_mb=float(max_mb) or None,
     )
     ev.finish()
+    mt = _Section(data.get("metrics", {}), where, "metrics")
+    listen = mt.get("listen", str, None)
+    mt.finish()
+    metrics_listen = None
+    if listen is not None:
+        host, _, port = listen.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"{where}: metrics.listen: write HOST:PORT, e.g. 127.0.0.1:9108, not {listen!r}")
+        metrics_listen = (host, int(port))
 
     from table_controller.tokens import check_stored_form
 
@@ -352,6 +363,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         checkpoints=checkpoints,
         rig_ops=rig_ops,
         evidence=evidence,
+        metrics_listen=metrics_listen,
     )
     _check_variant(config)
     return config

@@ -75,6 +75,7 @@ class Posted:
     shoe_event: Any = None
     reply: queue.Queue[Any] | None = None
     backlog: bool = False  # holds a place of the shoe backlog until applied
+    posted_at: float = field(default_factory=time.monotonic)  # for the card latency metrics
 
 
 @dataclass
@@ -142,6 +143,10 @@ class TableController:
         #: When the loop last turned (time.monotonic(); 0 before it runs): at least every
         #: quarter second while it is well (see _wait_time).
         self.last_turn = 0.0
+        #: Told (seconds to journal, seconds to publish) for each input that journaled a card:
+        #: the metrics' card latencies (service/metrics.py).
+        self.on_card_latency: Callable[[float, float], None] | None = None
+        self._journaled_at = self._published_at = 0.0
         self._cards_journaled: dict[tuple[str, int, str], tuple[int, str | None]] = {}
         self._last_round: str | None = None
 
@@ -207,6 +212,11 @@ class TableController:
         """
         key_on = self.panel is not None and self.panel.supervisor_key_on
         self._queue.put(Posted(PanelPress(name, supervisor_key=key_on)))
+
+    @property
+    def queue_depth(self) -> int:
+        """Inputs waiting for the loop (approximate: the queue's own count)."""
+        return self._queue.qsize()
 
     def wait_until_idle(self, timeout: float) -> bool:
         """Wait (from another thread, while the loop runs) until nothing waits on the queue."""
@@ -305,6 +315,11 @@ class TableController:
             return
         if item.reply is not None:
             item.reply.put(events)
+        if self.on_card_latency is not None and any(isinstance(e, CardDealt) for e in events):
+            try:
+                self.on_card_latency(self._journaled_at - item.posted_at, self._published_at - item.posted_at)
+            except Exception:  # a metrics fault must never touch the table
+                log.exception("card latency metrics failed")
 
     def _recover(self, item: Posted, error: Exception) -> None:
         """An input raised what no rule expected: nothing of it was journaled, so rebuild the
@@ -406,6 +421,7 @@ class TableController:
         events: list[Event] = self.journal.append(
             made, link=(link.boot_id, link.seq) if link is not None else None
         )
+        self._journaled_at = time.monotonic()
         if events:
             self._last_sent = now
             self.stats.events += len(events)
@@ -414,6 +430,7 @@ class TableController:
         for event in events:
             if self.publisher is not None:
                 self.publisher.publish(event)
+            self._published_at = time.monotonic()
             for listener in self.listeners:
                 try:
                     listener(event)

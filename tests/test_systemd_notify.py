@@ -118,8 +118,8 @@ def test_a_stalled_loop_is_not_well(tmp_path: Path) -> None:
     from table_controller.cli.run_cmd import table_is_well
 
     failed = SimpleNamespace(is_set=lambda: False)
-    turning = SimpleNamespace(controller=SimpleNamespace(last_turn=time.monotonic()), failed=failed)
-    stalled = SimpleNamespace(controller=SimpleNamespace(last_turn=time.monotonic() - 5), failed=failed)
+    turning = SimpleNamespace(controller=SimpleNamespace(last_turn=time.monotonic()), failed=failed, failure="")
+    stalled = SimpleNamespace(controller=SimpleNamespace(last_turn=time.monotonic() - 5), failed=failed, failure="")
     broken = SimpleNamespace(controller=SimpleNamespace(last_turn=time.monotonic()),
-                             failed=SimpleNamespace(is_set=lambda: True))
+                             failed=SimpleNamespace(is_set=lambda: True), failure="JournalError")
     assert table_is_well(turning, 1.0) and not table_is_well(stalled, 1.0) and not table_is_well(broken, 1.0)

@@ -106,9 +106,8 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def table_is_well(live: Any, within: float) -> bool:
-    """The watchdog's question: the loop turned within ``within`` seconds and has not failed
-    (a journal that cannot commit ends the loop: ``failed`` is then set)."""
-    import time
+    """The watchdog's question (service/metrics.py ``loop_health``): the loop turned within
+    ``within`` seconds and the table has not failed."""
+    from table_controller.service.metrics import loop_health
 
-    turned = live.controller.last_turn
-    return not live.failed.is_set() and turned > 0 and time.monotonic() - turned <= within
+    return loop_health(live, within) is None
