@@ -147,6 +147,8 @@ class TableController:
         #: the metrics' card latencies (service/metrics.py).
         self.on_card_latency: Callable[[float, float], None] | None = None
         self._journaled_at = self._published_at = 0.0
+        #: The journal's last seq as this loop committed it (0 before its first commit here).
+        self.last_seq = 0
         self._cards_journaled: dict[tuple[str, int, str], tuple[int, str | None]] = {}
         self._last_round: str | None = None
 
@@ -423,6 +425,7 @@ class TableController:
         )
         self._journaled_at = time.monotonic()
         if events:
+            self.last_seq = events[-1].seq
             self._last_sent = now
             self.stats.events += len(events)
         if self.evidence is not None:

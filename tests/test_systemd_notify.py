@@ -4,6 +4,7 @@ STOPPING=1 when it closes."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -89,7 +90,7 @@ def test_a_running_table_is_ready_feeds_the_watchdog_and_says_it_stops(tmp_path:
     try:
         config, _ = _config(tmp_path, shoe, tmp_path / "T01.sqlite")
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"}
-        proc = subprocess.Popen([sys.executable, "-m", "table_controller", "run", "--config", str(config)],
+        proc = subprocess.Popen([sys.executable, "-m", "table_controller", "-v", "run", "--config", str(config)],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             texts = systemd.collect(6.0)
@@ -105,6 +106,11 @@ def test_a_running_table_is_ready_feeds_the_watchdog_and_says_it_stops(tmp_path:
             proc.wait(20)
             assert systemd.collect(0.5)[-1] == "STOPPING=1"
             assert proc.returncode == 0
+            # not on a terminal: the log is one JSON object a line, naming the table
+            assert proc.stderr is not None
+            lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line.strip()]
+            assert lines and all("msg" in line for line in lines)
+            assert any(line.get("table") == "T01" for line in lines)  # once the table is known
         finally:
             if proc.poll() is None:
                 proc.kill()

@@ -82,11 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING - 10 * min(args.verbose, 2),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    from table_controller.service.logs import configure
+
+    configure(logging.WARNING - 10 * min(args.verbose, 2), sys.stderr)
     try:
         return int(args.func(args) or 0)
     except (TableError, DeviceError) as e:  # a driver's own errors, e.g. a shoe that does not answer

@@ -81,6 +81,10 @@ def run_table(args: argparse.Namespace) -> int:
             print(line, flush=True)
 
     live.controller.listeners.append(show)
+    from table_controller.service.logs import set_context
+
+    set_context(table=config.table_id, round=lambda: live.controller.machine.round_id,
+                seq=lambda: live.controller.last_seq or None)
     notifier = SystemdNotifier.from_environment()
     watchdog = Watchdog(notifier, lambda: table_is_well(live, watchdog.interval or 1.0))
     try:
