@@ -83,39 +83,40 @@ def test_the_watchdog_pings_at_half_its_interval_only_while_the_table_is_well(sy
     assert systemd.collect(0.3).count("WATCHDOG=1") == 4
 
 
+@pytest.fixture
+def shoe(tmp_path: Path) -> Iterator[ShoeProcess]:
+    yield from simulated_shoe(tmp_path)
+
+
 @pytest.mark.slow
-def test_a_running_table_is_ready_feeds_the_watchdog_and_says_it_stops(tmp_path: Path, systemd: FakeSystemd) -> None:
-    shoe_gen = simulated_shoe(tmp_path)
-    shoe: ShoeProcess = next(shoe_gen)
+def test_a_running_table_is_ready_feeds_the_watchdog_and_says_it_stops(tmp_path: Path, systemd: FakeSystemd,
+                                                                      shoe: ShoeProcess) -> None:
+    config, _ = _config(tmp_path, shoe, tmp_path / "T01.sqlite")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"}
+    proc = subprocess.Popen([sys.executable, "-m", "table_controller", "-v", "run", "--config", str(config)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        config, _ = _config(tmp_path, shoe, tmp_path / "T01.sqlite")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "1000000"}
-        proc = subprocess.Popen([sys.executable, "-m", "table_controller", "-v", "run", "--config", str(config)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            texts = systemd.collect(6.0)
-            assert texts and texts[0].startswith("READY=1"), texts
-            pings = [t for t, text in systemd.received if text == "WATCHDOG=1"]
-            assert len(pings) >= 5  # every half second once ready
-            proc.send_signal(signal.SIGSTOP)  # a hung process: nothing more
-            before = len(systemd.received)
-            systemd.collect(1.5)
-            assert len(systemd.received) == before
-            proc.send_signal(signal.SIGCONT)
-            proc.terminate()
-            proc.wait(20)
-            assert systemd.collect(0.5)[-1] == "STOPPING=1"
-            assert proc.returncode == 0
-            # not on a terminal: the log is one JSON object a line, naming the table
-            assert proc.stderr is not None
-            lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line.strip()]
-            assert lines and all("msg" in line for line in lines)
-            assert any(line.get("table") == "T01" for line in lines)  # once the table is known
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        texts = systemd.collect(6.0)
+        assert texts and texts[0].startswith("READY=1"), texts
+        pings = [t for t, text in systemd.received if text == "WATCHDOG=1"]
+        assert len(pings) >= 5  # every half second once ready
+        proc.send_signal(signal.SIGSTOP)  # a hung process: nothing more
+        before = len(systemd.received)
+        systemd.collect(1.5)
+        assert len(systemd.received) == before
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(20)
+        assert systemd.collect(0.5)[-1] == "STOPPING=1"
+        assert proc.returncode == 0
+        # not on a terminal: the log is one JSON object a line, naming the table
+        assert proc.stderr is not None
+        lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line.strip()]
+        assert lines and all("msg" in line for line in lines)
+        assert any(line.get("table") == "T01" for line in lines)  # once the table is known
     finally:
-        shoe_gen.close()
+        if proc.poll() is None:
+            proc.kill()
 
 
 def test_a_stalled_loop_is_not_well(tmp_path: Path) -> None:
