@@ -1,8 +1,9 @@
 """Metrics benchmark: the cost of the Prometheus metrics on card-to-journal latency. One JSON object.
 
 A simulated shoe table (baccarat, in this process) plays 30 rounds to warm up (not counted), then
-``--rounds`` rounds without metrics and as many with :class:`~table_controller.service.metrics.TableMetrics` attached and scraped
-every second (as Prometheus would, faster). A card's latency runs from the shoe giving it to its
+``--rounds`` rounds without metrics and as many with
+:class:`~table_controller.service.metrics.TableMetrics` attached and scraped every second (as
+Prometheus would, faster). A card's latency runs from the shoe giving it to its
 ``card`` event journaled. Goal (issue 19): with metrics the p99 within 5 % of without.
 """
 
