@@ -64,8 +64,10 @@ def run_table(args: argparse.Namespace) -> int:
     from table_controller.errors import TableError
     from table_controller.event_types import Event, encode_event
     from table_controller.journal.errors import JournalError
+    from table_controller.service.logs import set_context
     from table_controller.service.notify import SystemdNotifier, Watchdog
 
+    notifier = SystemdNotifier.from_environment()
     try:
         live = LiveTable(config, new_journal=args.new_journal)
     except JournalError as e:
@@ -80,14 +82,13 @@ def run_table(args: argparse.Namespace) -> int:
         if line:
             print(line, flush=True)
 
-    live.controller.listeners.append(show)
-    from table_controller.service.logs import set_context
-
-    set_context(table=config.table_id, round=lambda: live.controller.machine.round_id,
-                seq=lambda: live.controller.last_seq or None)
-    notifier = SystemdNotifier.from_environment()
-    watchdog = Watchdog(notifier, lambda: table_is_well(live, watchdog.interval or 1.0))
+    # Nothing may come between the table's construction and the try below: a stop signal during
+    # start-up raises there, and only the finally closes the table (its journal, its sockets).
     try:
+        live.controller.listeners.append(show)
+        set_context(table=config.table_id, round=lambda: live.controller.machine.round_id,
+                    seq=lambda: live.controller.last_seq or None)
+        watchdog = Watchdog(notifier, lambda: table_is_well(live, watchdog.interval or 1.0))
         try:
             live.start()
         except (TableError, DeviceError) as e:  # the journal cannot be replayed, the shoe not opened
