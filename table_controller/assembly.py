@@ -312,8 +312,8 @@ class LiveTable:
         """Close the inputs (control socket, camera), stop the loop and the shoe, then close
         the rest (panel, publisher, journal), newest first."""
         self._close_all(self._input_closers)
-        if self._loop is not None and self._loop.is_alive():
-            self.controller.wait_until_idle(timeout=3.0)  # what the inputs posted last is journaled
+        if self.evidence is not None and self._loop is not None and self._loop.is_alive():
+            self.controller.wait_until_idle(timeout=3.0)  # the keeper's last pictures are journaled
         self._stop.set()
         if self.shoe is not None:
             try:

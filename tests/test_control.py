@@ -88,9 +88,15 @@ def test_a_dealer_is_signed_in_only_with_the_token_and_every_round_after_carries
     signed = [(e["type"], e["dealer"], e["by"]) for e in answer["events"]]
     assert signed == [("dealer", "D042", "supervisor ana (token)")]
     ask(server, op="press", button="start_round")
+    import time
+
     from table_controller.event_types import RoundStarted
 
-    assert [e.dealer for e in controller.journal.events() if isinstance(e, RoundStarted)][-1] == "D042"
+    deadline = time.monotonic() + 10  # the press reaches the loop through its queue
+    while not (started := [e for e in controller.journal.events() if isinstance(e, RoundStarted)]):
+        assert time.monotonic() < deadline, "no round started"
+        time.sleep(0.02)
+    assert started[-1].dealer == "D042"
     out = ask(server, op="dealer", token=TOKEN, dealer=None)
     assert out["ok"] is True and out["events"][0]["dealer"] is None
 
