@@ -74,19 +74,19 @@ WantedBy=multi-user.target
     return Unit(f"table-controller-{table}.service", text)
 
 
-def archive_unit(db: str, tables: list[str], *, program: str, user: str, state_dir: str) -> Unit:
-    """The studio archive's unit: ``table-controller archive follow``."""
-    args = ["archive", "follow", "--db", db] + [w for t in tables for w in ("--table", t)]
+def _studio_service(name: str, description: str, after: str, exec_args: list[str], *, program: str, user: str,
+                    state_dir: str) -> Unit:
+    """A studio-side unit (no devices): the archive or the studio API."""
     text = f"""\
 # Written by table-controller install-service (docs/service.md)
 [Unit]
-Description=Studio archive (table-controller)
-After=network-online.target postgresql.service
+Description={description} (table-controller)
+After=network-online.target {after}
 Wants=network-online.target
 
 [Service]
 Type=simple
-ExecStart={_exec(program, args)}
+ExecStart={_exec(program, exec_args)}
 Restart=always
 RestartSec=2
 User={user}
@@ -98,30 +98,18 @@ PrivateDevices=yes
 [Install]
 WantedBy=multi-user.target
 """
-    return Unit("table-controller-archive.service", text)
+    return Unit(name, text)
+
+
+def archive_unit(db: str, tables: list[str], *, program: str, user: str, state_dir: str) -> Unit:
+    """The studio archive's unit: ``table-controller archive follow``."""
+    args = ["archive", "follow", "--db", db] + [w for t in tables for w in ("--table", t)]
+    return _studio_service("table-controller-archive.service", "Studio archive", "postgresql.service", args,
+                           program=program, user=user, state_dir=state_dir)
 
 
 def studio_unit(db: str, *, program: str, user: str, state_dir: str, port: int = 8090) -> Unit:
     """The studio API's unit: ``table-controller studio serve``."""
-    text = f"""\
-# Written by table-controller install-service (docs/service.md)
-[Unit]
-Description=Studio API (table-controller)
-After=network-online.target table-controller-archive.service
-Wants=network-online.target
-
-[Service]
-Type=simple
-ExecStart={_exec(program, ["studio", "serve", "--db", db, "--port", str(port)])}
-Restart=always
-RestartSec=2
-User={user}
-Group={user}
-StateDirectory={state_dir}
-ReadWritePaths=/var/lib/{state_dir}
-PrivateDevices=yes
-{HARDENING}
-[Install]
-WantedBy=multi-user.target
-"""
-    return Unit("table-controller-studio.service", text)
+    return _studio_service("table-controller-studio.service", "Studio API", "table-controller-archive.service",
+                           ["studio", "serve", "--db", db, "--port", str(port)],
+                           program=program, user=user, state_dir=state_dir)
