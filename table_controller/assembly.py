@@ -72,7 +72,7 @@ class LiveTable:
         try:
             self.journal = Journal(
                 config.journal, table=config.table_id, game=self.game.game_id,
-                variant=self.game.variant.id, new=new_journal,
+                variant=self.game.variant.id, new=new_journal, rotation=config.journal_rotation,
             )
             self._closers.append(self.journal.close)
             checked = self.journal.check_at_start()  # a broken journal is never extended
@@ -188,7 +188,7 @@ class LiveTable:
         from firmware_interfaces.shoe import CardDrawn
 
         recent: list[CardDrawn] = []
-        for event in self.journal.events(types=["card", "shoe"]):
+        for event in self.journal.restore_events(types=["card", "shoe"]):
             match event:
                 case ShoeChanged(event="new"):
                     recent.clear()

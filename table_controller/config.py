@@ -12,9 +12,10 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from table_controller.errors import ConfigError, TableError
+from table_controller.journal.segments import ROTATE_EVERY, RotateEvery, RotationPolicy
 
 PANEL_PINS = (
     "start_round", "close_betting", "card_dropped", "void_request", "supervisor_key",
@@ -125,6 +126,8 @@ class TableConfig:
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
     #: ``/metrics`` and ``/healthz`` (service/metrics.py) on this host:port; None: not served.
     metrics_listen: tuple[str, int] | None = None
+    #: When the journal starts a new segment (journal/segments.py); never: one file.
+    journal_rotation: RotationPolicy = field(default_factory=RotationPolicy)
 
     @property
     def evidence_dir(self) -> Path:
@@ -286,7 +289,13 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     journal = _path(base, j.get("path", str), f"{where}: journal.path")
     signing_key = j.get("signing_key", str, None)
     checkpoint_file = j.get("checkpoints", str, None)
+    rotate = j.get("rotate", str, "never")
+    segment_mb = j.get("segment_mb", int, 256)
     j.finish()
+    if rotate not in ROTATE_EVERY:
+        raise ConfigError(f"{where}: journal.rotate must be one of {', '.join(ROTATE_EVERY)}, not {rotate!r}")
+    if isinstance(segment_mb, bool) or not 1 <= segment_mb <= 65536:
+        raise ConfigError(f"{where}: journal.segment_mb must be a whole number of MB from 1 to 65536")
     if (signing_key is None) != (checkpoint_file is None):
         raise ConfigError(f"{where}: journal.signing_key and journal.checkpoints go together")
     checkpoints = (
@@ -364,6 +373,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         rig_ops=rig_ops,
         evidence=evidence,
         metrics_listen=metrics_listen,
+        journal_rotation=RotationPolicy(cast(RotateEvery, rotate), segment_mb * 1024 * 1024),
     )
     _check_variant(config)
     return config

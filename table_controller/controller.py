@@ -165,7 +165,7 @@ class TableController:
     def restore(self) -> None:
         """Rebuild the table from its journal and apply the interrupted-round policy."""
         # Heartbeats change nothing: skip them (they are most of an idle table's journal).
-        events = list(self.journal.events(types=_REPLAYED_TYPES))
+        events = self.journal.restore_events(types=_REPLAYED_TYPES)
         self.machine.restore(events)
         if self.publisher is not None:
             self.publisher.prime(events)
@@ -333,7 +333,7 @@ class TableController:
             self.game, table=self.table, betting_seconds=old.betting_seconds,
             result_seconds=old.result_seconds,
         )
-        machine.restore(self.journal.events(types=_REPLAYED_TYPES))
+        machine.restore(self.journal.restore_events(types=_REPLAYED_TYPES))
         machine.link_up, machine.lid_open = old.link_up, old.lid_open
         self.machine = machine
         detail = (f"an input could not be applied ({type(error).__name__}: {error}); "

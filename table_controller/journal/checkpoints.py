@@ -146,18 +146,19 @@ def load_checkpoints(path: Path) -> list[Checkpoint]:
 
 def check_checkpoints(
     checkpoints: Iterable[Checkpoint], verify_key: Path, *, table: str, last_seq: int,
-    hash_at: Any, meta: dict[str, Any], link_at_end: tuple[str, int] | None,
+    hash_at: Any, meta_at: Any, link_at_end: tuple[str, int] | None,
 ) -> list[str]:
     """Problems between signed checkpoints and a journal (empty: they agree).
 
-    ``hash_at(seq)`` gives the journal's stored hash of a seq (None when missing).
+    ``hash_at(seq)`` gives the journal's stored hash of a seq (None when missing);
+    ``meta_at(seq)`` the meta rows of the file (segment) holding that seq, which is
+    what the controller signed (None when no file holds it: its segment was pruned).
     """
     from cryptography.exceptions import InvalidSignature
 
     key = _load_key(verify_key, private=False)
     problems: list[str] = []
     highest: Checkpoint | None = None
-    wanted_meta = meta_digest(meta)
     for cp in checkpoints:
         try:
             key.verify(base64.b64decode(cp.sig), cp.payload())
@@ -167,7 +168,8 @@ def check_checkpoints(
         if cp.table != table:
             problems.append(f"checkpoint of seq {cp.seq} is of table {cp.table!r}, not {table!r}")
             continue
-        if cp.meta != wanted_meta:
+        meta = meta_at(cp.seq) if cp.seq <= last_seq else None
+        if meta is not None and cp.meta != meta_digest(meta):
             problems.append(f"checkpoint of seq {cp.seq}: the journal's meta rows were changed")
         if cp.seq > last_seq:
             problems.append(

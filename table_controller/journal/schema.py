@@ -1,10 +1,13 @@
 """The journal's SQLite file: schema, identity checks, connections and the hash chain.
 
-One file per table. ``events`` holds each event exactly as
+One file per table, or one per segment of it (:mod:`table_controller.journal.segments`).
+``events`` holds each event exactly as
 :func:`table_controller.events.to_json` wrote it (``body``), with its ``hash``:
 ``sha256(previous hash in hex + body)``, the first event chained to 64 zeros.
 Triggers abort any UPDATE or DELETE of ``events``. ``meta`` says whose journal
-it is (table, game, variant); ``link`` holds the shoe link's resume point.
+it is (table, game, variant) and, in a segment, where it continues the chain from
+(``segment``, ``first_seq``, ``prev_hash``); ``link`` holds the shoe link's resume
+point; ``carried`` holds the earlier events a restart needs (copied at rotation).
 """
 
 from __future__ import annotations
@@ -12,14 +15,19 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from table_controller.journal.errors import JournalError, NotAJournal
 
 #: ``PRAGMA application_id`` of a journal file: "TCJ1".
 APPLICATION_ID = 0x54434A31
-#: Version of the file layout below, stored in ``meta`` as ``format``.
-FORMAT = "1"
+#: Version of the file layout below, stored in ``meta`` as ``format``. Format 2 added the
+#: segment keys and the ``carried`` table; format 1 files (one file, no segments) are read
+#: as segment 1 starting at seq 1.
+FORMAT = "2"
+READABLE_FORMATS = ("1", "2")
 #: The previous hash of the first event.
 GENESIS = "0" * 64
 #: Milliseconds a connection waits for another one's lock before failing.
@@ -45,14 +53,30 @@ CREATE TABLE link (
     shoe_seq  INTEGER NOT NULL,
     event_seq INTEGER NOT NULL
 );
+CREATE TABLE carried (
+    seq   INTEGER PRIMARY KEY,
+    ts    TEXT NOT NULL,
+    type  TEXT NOT NULL,
+    round TEXT,
+    body  TEXT NOT NULL,
+    hash  TEXT NOT NULL
+);
+CREATE TRIGGER carried_is_fixed_update BEFORE UPDATE ON carried
+BEGIN SELECT RAISE(ABORT, 'carried events are fixed at rotation: UPDATE refused'); END;
+CREATE TRIGGER carried_is_fixed_delete BEFORE DELETE ON carried
+BEGIN SELECT RAISE(ABORT, 'carried events are fixed at rotation: DELETE refused'); END;
 CREATE TRIGGER events_are_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'journal events are append-only: UPDATE refused'); END;
 CREATE TRIGGER events_are_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'journal events are append-only: DELETE refused'); END;
 """
 
+#: A row of ``carried`` (and of ``events``): seq, ts, type, round, body, hash.
+CarriedRow = Sequence[Any]
+
 REQUIRED_META = ("format", "table", "game")
 APPEND_ONLY_TRIGGERS = ("events_are_append_only_update", "events_are_append_only_delete")
+CARRIED_TRIGGERS = ("carried_is_fixed_update", "carried_is_fixed_delete")
 
 
 def chain_hash(prev_hash: str, body: str) -> str:
@@ -109,8 +133,15 @@ def is_empty_database(conn: sqlite3.Connection, path: Path) -> bool:
     return bool(tables == 0 and app_id == 0)
 
 
-def create_schema(conn: sqlite3.Connection, meta: dict[str, str | None]) -> None:
-    """Lay out a new journal and store its meta, in one transaction."""
+def create_schema(
+    conn: sqlite3.Connection, meta: dict[str, str | None], *,
+    carried: Sequence[CarriedRow] = (), link: tuple[str, int, int] | None = None,
+) -> None:
+    """Lay out a new journal and store its meta, in one transaction.
+
+    A new segment also gets the events a restart needs from before it (``carried``:
+    seq, ts, type, round, body, hash) and the shoe link's resume point (``link``:
+    boot id, shoe seq, event seq)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -121,6 +152,13 @@ def create_schema(conn: sqlite3.Connection, meta: dict[str, str | None]) -> None
             "INSERT INTO meta(key, value) VALUES (?, ?)",
             [("format", FORMAT), *meta.items()],
         )
+        conn.executemany(
+            "INSERT INTO carried(seq, ts, type, round, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
+            [tuple(row) for row in carried],
+        )
+        if link is not None:
+            conn.execute(
+                "INSERT INTO link(id, boot_id, shoe_seq, event_seq) VALUES (1, ?, ?, ?)", link)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -149,7 +187,10 @@ def discard_unfinished_creation(path: Path) -> None:
             raise JournalError(f"journal {path}: cannot remove {leftover}: {e.strerror}") from e
 
 
-def create_journal_file(path: Path, meta: dict[str, str | None]) -> None:
+def create_journal_file(
+    path: Path, meta: dict[str, str | None], *,
+    carried: Sequence[CarriedRow] = (), link: tuple[str, int, int] | None = None,
+) -> None:
     """Create a new journal at ``path`` so that a kill at any instant leaves either no file
     at ``path`` or a whole journal: never an empty one that the next start must refuse as
     a truncated journal (:class:`JournalEmpty`).
@@ -176,7 +217,7 @@ def create_journal_file(path: Path, meta: dict[str, str | None]) -> None:
         raise JournalError(f"journal {path}: cannot create {tmp}: {e}") from e
     try:
         conn.execute("PRAGMA synchronous=FULL")
-        create_schema(conn, meta)
+        create_schema(conn, meta, carried=carried, link=link)
     except sqlite3.Error as e:
         raise JournalError(f"journal {path}: cannot create {tmp}: {e}") from e
     finally:
@@ -223,9 +264,9 @@ def read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str | None]:
     for key in REQUIRED_META:
         if not meta.get(key):
             raise NotAJournal(f"journal {path}: damaged journal: meta key {key!r} is missing")
-    if meta["format"] != FORMAT:
+    if meta["format"] not in READABLE_FORMATS:
         raise NotAJournal(
             f"journal {path}: journal format {meta['format']!r} is not supported (this version "
-            f"reads format {FORMAT!r})"
+            f"reads formats {', '.join(READABLE_FORMATS)})"
         )
     return meta

@@ -8,9 +8,16 @@ the same file read-only beside a live writer and needs no table or game.
 
 from __future__ import annotations
 
+import logging
+import lzma
+import os
+import shutil
 import sqlite3
+import tempfile
 import threading
+import time
 from collections.abc import Collection, Iterator, Sequence
+from itertools import chain
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
@@ -27,6 +34,7 @@ from table_controller.journal.errors import (
 from table_controller.journal.lock import WriterLock
 from table_controller.journal.schema import (
     APPEND_ONLY_TRIGGERS,
+    CARRIED_TRIGGERS,
     GENESIS,
     chain_hash,
     configure_writer,
@@ -38,8 +46,20 @@ from table_controller.journal.schema import (
     is_empty_database,
     read_meta,
 )
+from table_controller.journal.segments import (
+    SEGMENT_NAME,
+    RotationPolicy,
+    Segment,
+    carried_records,
+    decompress_file,
+    list_segments,
+    live_segment,
+    segment_file_name,
+    segments_dir,
+)
 
 SETTLEMENT_TYPES = ("round.result", "round.void")
+log = logging.getLogger(__name__)
 _BATCH = 512
 
 
@@ -58,13 +78,14 @@ class JournalRecord(NamedTuple):
         return decode_event(self.body)
 
 
-class JournalReader:
-    """Read access to a journal file: its meta, events and shoe link state.
+class SegmentReader:
+    """Read access to one journal file (a whole journal, or one segment of it).
 
     Opens the file read-only, so it works while a controller is writing it (a WAL
-    reader never blocks the writer). Table and game come from the journal's meta.
-    Raises :class:`~table_controller.journal.errors.JournalError` (``NotAJournal``
-    for a file that is not a journal).
+    reader never blocks the writer). Table and game come from the file's meta; a
+    segment's meta also says where its chain starts (:attr:`first_seq`,
+    :attr:`prev_hash`). Raises :class:`~table_controller.journal.errors.JournalError`
+    (``NotAJournal`` for a file that is not a journal).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -96,6 +117,21 @@ class JournalReader:
     def meta(self) -> dict[str, str | None]:
         return dict(self._meta)
 
+    @property
+    def segment_number(self) -> int:
+        """This file's segment number (1 for a journal that was never rotated)."""
+        return int(self._meta.get("segment") or 1)
+
+    @property
+    def first_seq(self) -> int:
+        """The seq this file's events start at (1 unless it is a later segment)."""
+        return int(self._meta.get("first_seq") or 1)
+
+    @property
+    def prev_hash(self) -> str:
+        """The hash the first event here is chained to (the previous segment's last hash)."""
+        return str(self._meta.get("prev_hash") or GENESIS)
+
     # -- reading ------------------------------------------------------------
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -108,15 +144,17 @@ class JournalReader:
 
     @property
     def last_seq(self) -> int:
-        """Seq of the last committed event; 0 when the journal is empty."""
+        """Seq of the last committed event; 0 when the journal is empty (a new segment:
+        the seq before its first)."""
         row = self._query("SELECT max(seq) FROM events")[0]
-        return int(row[0] or 0)
+        return int(row[0]) if row[0] is not None else self.first_seq - 1
 
     @property
     def last_hash(self) -> str:
-        """Chain hash of the last event (the genesis hash when empty): anchor it elsewhere."""
+        """Chain hash of the last event (when empty: the genesis hash, or the previous
+        segment's last hash): anchor it elsewhere."""
         rows = self._query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1")
-        return str(rows[0][0]) if rows else GENESIS
+        return str(rows[0][0]) if rows else self.prev_hash
 
     def hash_at(self, seq: int) -> str | None:
         """The stored chain hash of ``seq``, or None when there is no such event."""
@@ -141,7 +179,18 @@ class JournalReader:
     def missing_triggers(self) -> list[str]:
         """Names of the append-only triggers that are no longer in the file (empty when intact)."""
         present = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='trigger'")}
-        return [name for name in APPEND_ONLY_TRIGGERS if name not in present]
+        wanted = APPEND_ONLY_TRIGGERS + (CARRIED_TRIGGERS if self._has_carried() else ())
+        return [name for name in wanted if name not in present]
+
+    def _has_carried(self) -> bool:
+        return bool(self._query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='carried'"))
+
+    def carried(self) -> list[JournalRecord]:
+        """The earlier events this segment carries for a restart (empty in a first segment)."""
+        if not self._has_carried():
+            return []
+        rows = self._query("SELECT seq, ts, type, round, body, hash FROM carried ORDER BY seq")
+        return [JournalRecord(*row) for row in rows]
 
     def records(
         self,
@@ -246,7 +295,7 @@ class JournalReader:
     def closed(self) -> bool:
         return self._conn is None
 
-    def __enter__(self) -> JournalReader:
+    def __enter__(self) -> SegmentReader:
         return self
 
     def __exit__(
@@ -259,7 +308,249 @@ class JournalReader:
         return f"<{type(self).__name__} {str(self.path)!r} table={self._meta.get('table')!r}>"
 
 
-class Journal(JournalReader):
+class JournalReader:
+    """Read access to a table's journal, across all its segments: meta, events, link state.
+
+    For a journal that was never rotated this is its one file. For a segmented one
+    (:mod:`~table_controller.journal.segments`) the events of every segment still
+    present are read in seq order as one journal; a compressed segment is unpacked
+    into a scratch folder the first time it is read. The live segment is followed
+    through rotations: a reader kept open (the replay endpoint) sees the new segment.
+    Opens everything read-only, beside a live writer. Raises
+    :class:`~table_controller.journal.errors.JournalError` (``NotAJournal`` for a file
+    that is not a journal).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._live = SegmentReader(self.path)
+        self._live_target = _link_target(self.path)
+        self._others: dict[Path, SegmentReader] = {}
+        self._scratch: Path | None = None
+
+    # -- segments -----------------------------------------------------------
+    def _current(self) -> SegmentReader:
+        """The live segment's reader, reopened when the writer rotated since."""
+        with self._lock:
+            target = _link_target(self.path)
+            if target != self._live_target:
+                fresh = SegmentReader(self.path)
+                self._live.close()
+                self._live, self._live_target = fresh, target
+            return self._live
+
+    def segments(self) -> list[Segment]:
+        """The segment files present, oldest first (one for a journal never rotated)."""
+        return list_segments(self.path)
+
+    def segment_reader(self, segment: Segment) -> SegmentReader:
+        """A reader of one segment (kept open until :meth:`close`)."""
+        live = self._current()
+        if segment.path == self.path or segment.path.resolve() == live.path.resolve():
+            return live
+        with self._lock:
+            reader = self._others.get(segment.path)
+            if reader is None:
+                source = segment.path
+                if segment.compressed:
+                    if self._scratch is None:
+                        self._scratch = Path(tempfile.mkdtemp(prefix="tc-journal-"))
+                    source = self._scratch / segment.name
+                    try:
+                        decompress_file(segment.path, source)
+                    except (OSError, EOFError, lzma.LZMAError) as e:
+                        raise JournalError(f"journal {self.path}: cannot unpack {segment.path}: {e}") from e
+                reader = SegmentReader(source)
+                self._others[segment.path] = reader
+            return reader
+
+    def _spans(self) -> list[tuple[Segment, int | None]]:
+        """Each segment with the last seq it can hold (None: the live one, open-ended)."""
+        found = self.segments()
+        return [
+            (segment, found[k + 1].first_seq - 1 if k + 1 < len(found) else None)
+            for k, segment in enumerate(found)
+        ]
+
+    # -- meta ---------------------------------------------------------------
+    @property
+    def table(self) -> str:
+        return self._current().table
+
+    @property
+    def game(self) -> str:
+        return self._current().game
+
+    @property
+    def variant(self) -> str | None:
+        """The variant given when the journal was created (each round.start names its own)."""
+        return self._current().variant
+
+    @property
+    def meta(self) -> dict[str, str | None]:
+        """The live segment's meta (table, game, variant; segment keys when segmented)."""
+        return self._current().meta
+
+    # -- reading ------------------------------------------------------------
+    @property
+    def last_seq(self) -> int:
+        """Seq of the last committed event; 0 when the journal is empty."""
+        return self._current().last_seq
+
+    @property
+    def last_hash(self) -> str:
+        """Chain hash of the last event (the genesis hash when empty): anchor it elsewhere."""
+        return self._current().last_hash
+
+    @property
+    def first_seq(self) -> int:
+        """The first seq still held (above 1 once old segments were pruned)."""
+        found = self.segments()
+        return found[0].first_seq if found else 1
+
+    def hash_at(self, seq: int) -> str | None:
+        """The stored chain hash of ``seq``, or None when there is no such event (here)."""
+        for segment, last in self._spans():
+            if segment.first_seq <= seq and (last is None or seq <= last):
+                return self.segment_reader(segment).hash_at(seq)
+        return None
+
+    def meta_at(self, seq: int) -> dict[str, str | None] | None:
+        """The meta rows of the file holding ``seq`` (what a checkpoint of it signed), or None."""
+        for segment, last in self._spans():
+            if segment.first_seq <= seq and (last is None or seq <= last):
+                return self.segment_reader(segment).meta
+        return None
+
+    @property
+    def link_state(self) -> tuple[str, int] | None:
+        """(shoe boot id, last delivered shoe seq) stored with the last linked append, or None."""
+        return self._current().link_state
+
+    def event_count(self) -> int:
+        """How many events are stored in the segments present."""
+        return sum(self.segment_reader(s).event_count() for s in self.segments())
+
+    def quick_check(self) -> list[str]:
+        """SQLite's ``PRAGMA quick_check`` of every segment: empty when it finds nothing wrong."""
+        found = self.segments()
+        lines = []
+        for segment in found:
+            prefix = f"segment {segment.name}: " if len(found) > 1 else ""
+            lines += [prefix + line for line in self.segment_reader(segment).quick_check()]
+        return lines
+
+    def missing_triggers(self) -> list[str]:
+        """Append-only triggers no longer in a segment (empty when intact)."""
+        found = self.segments()
+        missing = []
+        for segment in found:
+            prefix = f"segment {segment.name}: " if len(found) > 1 else ""
+            missing += [prefix + name for name in self.segment_reader(segment).missing_triggers()]
+        return missing
+
+    def records(
+        self,
+        since_seq: int = 0,
+        *,
+        until_seq: int | None = None,
+        round_id: str | None = None,
+        types: Collection[str] | None = None,
+        since_ts: str | None = None,
+        until_ts: str | None = None,
+    ) -> Iterator[JournalRecord]:
+        """Stored rows with ``seq > since_seq`` in seq order, across segments, filtered.
+
+        ``until_seq`` is inclusive; ``since_ts`` inclusive and ``until_ts`` exclusive,
+        compared with the stored RFC 3339 text. Streamed in batches.
+        """
+        for segment, last in self._spans():
+            if last is not None and last <= since_seq:
+                continue
+            if until_seq is not None and segment.first_seq > until_seq:
+                return
+            yield from self.segment_reader(segment).records(
+                since_seq, until_seq=until_seq, round_id=round_id, types=types,
+                since_ts=since_ts, until_ts=until_ts,
+            )
+
+    def events(
+        self,
+        since_seq: int = 0,
+        *,
+        round_id: str | None = None,
+        types: Collection[str] | None = None,
+    ) -> Iterator[Event]:
+        """Events with ``seq > since_seq`` in seq order, optionally of one round or some types."""
+        for record in self.records(since_seq, round_id=round_id, types=types):
+            yield record.event()
+
+    def last_event(self) -> Event | None:
+        for segment in reversed(self.segments()):
+            event = self.segment_reader(segment).last_event()
+            if event is not None:
+                return event
+        return None
+
+    def settlement(self, round_id: str) -> Event | None:
+        """The ``round.result`` or ``round.void`` of a round, or None while it is unsettled."""
+        for segment in reversed(self.segments()):
+            found = self.segment_reader(segment).settlement(round_id)
+            if found is not None:
+                return found
+        return None
+
+    def round_in_progress(self) -> list[Event] | None:
+        """Events of the last started round if it is unsettled, else None (a round never
+        spans segments: the writer rotates between rounds)."""
+        return self._current().round_in_progress()
+
+    def recent_settlements(self, limit: int = 100) -> list[Event]:
+        """The last ``limit`` round.result/round.void events, oldest first (snapshot history)."""
+        found: list[Event] = []
+        for segment in reversed(self.segments()):
+            found = self.segment_reader(segment).recent_settlements(limit - len(found)) + found
+            if len(found) >= limit:
+                break
+        return found
+
+    # -- life cycle ---------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._live.close()
+            for reader in self._others.values():
+                reader.close()
+            self._others.clear()
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+
+    @property
+    def closed(self) -> bool:
+        return self._live.closed
+
+    def __enter__(self) -> JournalReader:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {str(self.path)!r} table={self._live.meta.get('table')!r}>"
+
+
+def _link_target(path: Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+class Journal(SegmentReader):
     """Append-only, hash-chained SQLite event journal of one table.
 
     Creates the file or opens it; refuses a journal of another table or game
@@ -271,22 +562,39 @@ class Journal(JournalReader):
 
     def __init__(
         self, path: str | Path, *, table: str, game: str, variant: str | None = None,
-        new: bool = False,
+        new: bool = False, rotation: RotationPolicy | None = None,
     ) -> None:
         """``new``: an existing but empty file (0 bytes, or no tables) may become a new
         journal. Without it such a file is refused (``JournalEmpty``): a journal truncated
         by accident must not silently restart at seq 1. A missing file is always created,
         whole or not at all (:func:`~table_controller.journal.schema.create_journal_file`),
-        so a writer killed while creating it leaves nothing the next start refuses."""
+        so a writer killed while creating it leaves nothing the next start refuses.
+
+        ``rotation``: when to start a new segment (:mod:`~table_controller.journal.segments`);
+        a new journal with rotation on is created as segment 1 behind the journal's link,
+        and a one-file journal becomes segment 1 at its first rotation."""
         self.path = Path(path)
         self._lock = threading.RLock()
         self._writer_lock: WriterLock | None = WriterLock.acquire(self.path)
         self._conn = None
-        meta = {"table": table, "game": game, "variant": variant}
+        self.rotation = rotation or RotationPolicy()
+        self._base_meta: dict[str, str | None] = {"table": table, "game": game, "variant": variant}
+        self._rotation_pending = False
+        self._rotation_retry_at = 0.0
+        meta = self._base_meta
         try:
             discard_unfinished_creation(self.path)
+            self._tidy_unfinished_rotation()
+            if self.path.is_symlink() and not self.path.exists():
+                raise JournalError(
+                    f"journal {self.path}: the link points at {os.readlink(self.path)}, which does not "
+                    "exist: restore that segment (or the link to the last segment) before the table starts"
+                )
             if not self.path.exists():
-                create_journal_file(self.path, meta)
+                if self.rotation.enabled:
+                    self._create_first_segment()
+                else:
+                    create_journal_file(self.path, meta)
             conn = connect_writer(self.path)
             self._conn = conn
             if is_empty_database(conn, self.path):
@@ -308,9 +616,151 @@ class Journal(JournalReader):
                     )
             configure_writer(conn, self.path)
             self._meta = stored
+            self._base_meta = {"table": table, "game": game, "variant": stored.get("variant")}
+            self._track_live_segment()
         except BaseException:
             self.close()
             raise
+
+    # -- segments -------------------------------------------------------------
+    def _create_first_segment(self) -> None:
+        folder = segments_dir(self.path)
+        folder.mkdir(exist_ok=True)
+        first = folder / segment_file_name(1, 1)
+        if first.exists():
+            raise JournalError(
+                f"journal {self.path}: the link is missing but {first} exists: restore the link "
+                f"(ln -s {folder.name}/<last segment> {self.path}) rather than start a new journal"
+            )
+        discard_unfinished_creation(first)
+        create_journal_file(first, {**self._base_meta, "segment": "1", "first_seq": "1", "prev_hash": GENESIS})
+        self._point_link_at(first)
+
+    def _point_link_at(self, segment_file: Path) -> None:
+        """Make the journal's link name ``segment_file``: atomically, then fsync the folder."""
+        tmp = self.path.with_name(self.path.name + ".next")
+        tmp.unlink(missing_ok=True)
+        os.symlink(os.path.relpath(segment_file, self.path.parent), tmp)
+        os.replace(tmp, self.path)
+        fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _tidy_unfinished_rotation(self) -> None:
+        """Remove what a rotation killed before its link moved left: the spare link, and a
+        next segment that never received an event. A later segment holding events is refused."""
+        self.path.with_name(self.path.name + ".next").unlink(missing_ok=True)
+        live = live_segment(self.path)
+        folder = segments_dir(self.path)
+        if live is None or not folder.is_dir():
+            return
+        for entry in folder.iterdir():
+            found = SEGMENT_NAME.match(entry.name)
+            if found is None or int(found["number"]) <= live.number:
+                continue
+            with SegmentReader(entry) as orphan:
+                held = orphan.event_count()
+            if held:
+                raise JournalBroken(
+                    f"journal {self.path}: segment {entry.name} comes after the live segment "
+                    f"{live.path.name} and holds {held} events: the link was set back by hand?"
+                )
+            for leftover in (entry, *(entry.with_name(entry.name + s) for s in ("-wal", "-shm"))):
+                leftover.unlink(missing_ok=True)
+
+    def _track_live_segment(self) -> None:
+        """What the rotation triggers need to know about the live segment (read once at open)."""
+        self._segment_has_cards = bool(self._query("SELECT 1 FROM events WHERE type = 'card' LIMIT 1"))
+        first = self._query("SELECT ts FROM events ORDER BY seq LIMIT 1")
+        self._segment_day: str | None = str(first[0][0])[:10] if first else None
+        self._open_round: str | None = None
+        for record in (*self.carried(), *self.records(types=("round.start", *SETTLEMENT_TYPES))):
+            self._note_round(record.type, record.round)
+
+    def _note_round(self, kind: str, round_id: str | None) -> None:
+        if kind == "round.start":
+            self._open_round = round_id
+        elif kind in SETTLEMENT_TYPES and round_id == self._open_round:
+            self._open_round = None
+
+    def _rotation_due(self, drafts: Sequence[Event]) -> bool:
+        every = self.rotation.every
+        if every == "shoe" and self._segment_has_cards and any(
+            d.type == "shoe" and getattr(d, "event", None) == "new" for d in drafts
+        ):
+            return True
+        if every == "day" and self._segment_day is not None and str(drafts[0].ts)[:10] != self._segment_day:
+            return True
+        return self._live_bytes() >= self.rotation.max_bytes
+
+    def _live_bytes(self) -> int:
+        size = 0
+        for part in (self.path.resolve(), _wal_of(self.path)):
+            try:
+                size += part.stat().st_size
+            except OSError:
+                pass
+        return size
+
+    def rotate(self) -> bool:
+        """Close the live segment and start the next one now (between rounds only).
+
+        Returns False, having changed nothing, when a round is open or the one-file
+        journal cannot become segment 1 yet (another connection holds its WAL)."""
+        with self._lock:
+            if self._open_round is not None:
+                return False
+            return self._rotate()
+
+    def _rotate(self) -> bool:
+        conn = self._conn
+        assert conn is not None
+        live = live_segment(self.path)
+        number, first, last_seq, last_hash = self.segment_number, self.first_seq, self.last_seq, self.last_hash
+        folder = segments_dir(self.path)
+        folder.mkdir(exist_ok=True)
+        next_file = folder / segment_file_name(number + 1, last_seq + 1)
+        carried = carried_records(chain(self.carried(), self.records()))
+        link = conn.execute("SELECT boot_id, shoe_seq, event_seq FROM link WHERE id = 1").fetchone()
+        meta = {**self._base_meta, "segment": str(number + 1), "first_seq": str(last_seq + 1),
+                "prev_hash": last_hash}
+        discard_unfinished_creation(next_file)
+        next_file.unlink(missing_ok=True)
+        create_journal_file(next_file, meta, carried=[tuple(r) for r in carried],
+                            link=tuple(link) if link else None)
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if live is None and busy[0] != 0:
+            next_file.unlink(missing_ok=True)
+            log.warning("journal %s: not rotated yet: another connection holds its WAL", self.path)
+            return False
+        conn.close()
+        self._conn = None
+        try:
+            if live is None:  # the one-file journal becomes segment 1, where it is
+                os.link(self.path, folder / segment_file_name(number, first))
+            self._point_link_at(next_file)
+        except OSError:
+            self._conn = connect_writer(self.path)  # still the old segment
+            configure_writer(self._conn, self.path)
+            next_file.unlink(missing_ok=True)
+            raise
+        conn = connect_writer(self.path)
+        self._conn = conn
+        configure_writer(conn, self.path)
+        self._meta = read_meta(conn, self.path)
+        self._segment_has_cards, self._segment_day = False, None
+        log.info("journal %s: segment %d closed at seq %d; segment %d started (%d events carried)",
+                 self.path, number, last_seq, number + 1, len(carried))
+        return True
+
+    def restore_events(self, types: Collection[str] | None = None) -> list[Event]:
+        """What a restarting table replays: the carried events, then the live segment's,
+        of ``types`` (never reads a closed segment)."""
+        wanted = set(types) if types is not None else None
+        carried = [r.event() for r in self.carried() if wanted is None or r.type in wanted]
+        return carried + list(self.events(types=types))
 
     @property
     def verified_marker(self) -> Path:
@@ -355,8 +805,11 @@ class Journal(JournalReader):
         how = f"inspect it with: table-controller journal verify --journal {self.path}"
         if missing:
             raise JournalBroken(f"{where}: append-only trigger {missing[0]!r} was removed; {how}")
-        expected, prev = 1, GENESIS
-        if since is not None and since[0] > 0:
+        expected, prev = self.first_seq, self.prev_hash
+        if since is not None and since[0] == self.first_seq - 1 and since[1] != self.prev_hash:
+            raise JournalBroken(
+                f"{where}: the segment does not continue the chain verified before (seq {since[0]}); {how}")
+        if since is not None and since[0] >= self.first_seq:
             rows = self._query("SELECT hash FROM events WHERE seq = ?", (since[0],))
             if not rows or rows[0][0] != since[1]:
                 raise JournalBroken(
@@ -399,6 +852,8 @@ class Journal(JournalReader):
         if not isinstance(drafts, Sequence) or isinstance(drafts, str | bytes):
             raise JournalError(f"journal {self.path}: append() takes a list of events, not {type(drafts).__name__}")
         with self._lock:
+            if self._conn is not None and drafts and self.rotation.enabled:
+                self._rotate_if_due(drafts)
             conn = self._conn
             if conn is None:
                 raise JournalError(f"journal {self.path}: append() after close()")
@@ -419,14 +874,39 @@ class Journal(JournalReader):
                 raise JournalError(
                     f"journal {self.path}: append failed, nothing written: {e}"
                 ) from e
+            for event in events:
+                self._note_round(event.type, event.round)
+                if event.type == "card":
+                    self._segment_has_cards = True
+            if events and self._segment_day is None:
+                self._segment_day = events[0].ts[:10]
             return events
+
+    def _rotate_if_due(self, drafts: Sequence[Event]) -> None:
+        """Start a new segment before this batch when a trigger fired and no round is open.
+        A rotation that fails is logged and retried a minute later: the table deals on."""
+        if not self._rotation_pending and isinstance(drafts[0], EventBase):
+            self._rotation_pending = self._rotation_due(drafts)
+        if not self._rotation_pending or self._open_round is not None:
+            return
+        if time.monotonic() < self._rotation_retry_at:
+            return
+        try:
+            if self._rotate():
+                self._rotation_pending = False
+                return
+        except (OSError, sqlite3.Error, JournalError) as e:
+            if self._conn is None:
+                raise JournalError(f"journal {self.path}: rotation failed and left no writer: {e}") from e
+            log.error("journal %s: rotation failed, the live segment goes on: %s", self.path, e)
+        self._rotation_retry_at = time.monotonic() + 60.0
 
     def _insert(
         self, conn: sqlite3.Connection, drafts: Sequence[Event],
         link: tuple[str, int] | None,
     ) -> list[Event]:
         row = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-        seq, prev = (int(row[0]), str(row[1])) if row else (0, GENESIS)
+        seq, prev = (int(row[0]), str(row[1])) if row else (self.first_seq - 1, self.prev_hash)
         out: list[Event] = []
         for number, draft in enumerate(drafts):
             seq += 1
@@ -519,3 +999,9 @@ class Journal(JournalReader):
 
     def __enter__(self) -> Journal:
         return self
+
+
+def _wal_of(journal: Path) -> Path:
+    """The ``-wal`` file of the journal's live file (beside the segment the link names)."""
+    target = journal.resolve()
+    return target.with_name(target.name + "-wal")

@@ -17,7 +17,7 @@ Reads the file read-only (safe beside a live controller) and streams it:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from table_controller.event_types import Event, EventError, decode_event
 from table_controller.journal.errors import JournalError
 from table_controller.journal.round_check import RoundAudit
 from table_controller.journal.schema import GENESIS, chain_hash
+from table_controller.journal.segments import PrunedSegment, Segment, read_pruned
 from table_controller.journal.store import JournalReader, JournalRecord
 
 #: The report keeps this many problems and counts the rest.
@@ -51,6 +52,10 @@ class VerifyReport:
     path: str = ""
     table: str = ""
     game: str = ""
+    #: Segment files read (1 for a journal never rotated) and segments pruned before them.
+    segments: int = 1
+    pruned_segments: int = 0
+    first_seq: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,7 +97,15 @@ def verify_journal(
         audit = RoundAudit(
             default_variant=default_variant, variants_dir=variants_dir, report=problems.add
         )
-        expected_seq, prev_hash, count = 1, GENESIS, 0
+        expected_seq, prev_hash = 1, GENESIS
+        segments = reader.segments()
+        pruned = read_pruned(reader.path)
+        if segments and segments[0].first_seq > 1:
+            expected_seq, prev_hash = _after_pruned(reader, segments[0], pruned, problems)
+        first_seq = expected_seq
+        for problem in _segment_problems(reader, segments, pruned):
+            problems.add(problem)
+        count = 0
         try:
             for record in reader.records():
                 if record.seq != expected_seq:
@@ -124,7 +137,7 @@ def verify_journal(
                 raise JournalError("checking checkpoints needs the table's verify key (--verify-key)")
             for problem in check_checkpoints(
                 load_checkpoints(checkpoints), verify_key, table=reader.table,
-                last_seq=expected_seq - 1, hash_at=reader.hash_at, meta=reader.meta,
+                last_seq=expected_seq - 1, hash_at=reader.hash_at, meta_at=reader.meta_at,
                 link_at_end=reader.link_state,
             ):
                 problems.add(problem)
@@ -142,7 +155,56 @@ def verify_journal(
             path=str(reader.path),
             table=reader.table,
             game=reader.game,
+            segments=len(segments),
+            pruned_segments=len(pruned),
+            first_seq=first_seq,
         )
+
+
+def _after_pruned(
+    reader: JournalReader, first: Segment, pruned: list[PrunedSegment], problems: _Problems,
+) -> tuple[int, str]:
+    """Where the chain picks up when the oldest segments were pruned: the seq and hash
+    ``pruned.jsonl`` recorded for the last pruned segment, which the first segment left
+    must continue (or, unrecorded, a problem and that segment's own word for it)."""
+    own = reader.segment_reader(first)
+    for item in reversed(pruned):
+        if item.last_seq == first.first_seq - 1:
+            if item.last_hash != own.prev_hash:
+                problems.add(
+                    f"segment {first.name}: it says the chain before it ends in {own.prev_hash[:16]}..., "
+                    f"but pruned.jsonl recorded {item.last_hash[:16]}... for segment {item.number}"
+                )
+            return first.first_seq, item.last_hash
+    problems.add(
+        f"seqs 1..{first.first_seq - 1} are missing: no segment holds them and pruned.jsonl "
+        "does not record them as archived and pruned"
+    )
+    return first.first_seq, own.prev_hash
+
+
+def _segment_problems(
+    reader: JournalReader, segments: list[Segment], pruned: list[PrunedSegment],
+) -> Iterator[str]:
+    """Each segment is what its name says (number, first seq), the numbers run on, and the
+    events it carries are those of the earlier segments still present."""
+    pruned_numbers = {item.number for item in pruned}
+    for k, segment in enumerate(segments):
+        own = reader.segment_reader(segment)
+        if own.segment_number != segment.number or own.first_seq != segment.first_seq:
+            yield (f"segment file {segment.name} holds segment {own.segment_number} starting at seq "
+                   f"{own.first_seq}: renamed or swapped?")
+        if k and segment.number != segments[k - 1].number + 1:
+            yield f"segment files {segments[k - 1].name} and {segment.name}: the segments between are missing"
+        if k == 0 and segment.number > 1 and not set(range(1, segment.number)) <= pruned_numbers:
+            yield f"segments before {segment.name} are missing and not recorded as pruned"
+        for row in own.carried():
+            if row.seq < segments[0].first_seq:
+                continue  # its segment was pruned: the archive holds it
+            stored = next(reader.records(row.seq - 1, until_seq=row.seq), None)
+            if stored is None or (stored.body, stored.hash) != (row.body, row.hash):
+                yield (f"segment {segment.name}: carried event seq {row.seq} is not the event "
+                       "the earlier segment holds at that seq")
 
 
 def _quick_check(reader: JournalReader) -> list[str]:
