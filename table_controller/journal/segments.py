@@ -47,7 +47,7 @@ CARRIED_SETTLEMENTS = 100
 #: shoe journals about 1,600 besides heartbeats).
 CARRIED_SHOE_EVENTS = 10_000
 #: The types whose last event a restart needs, whenever it was journaled.
-CARRIED_LAST_OF = ("table.state", "round.start", "dealer")
+CARRIED_LAST_OF = ("table.state", "dealer")
 
 SEGMENT_NAME = re.compile(r"^(?P<number>\d{6})-(?P<first>\d+)\.sqlite(?P<xz>\.xz)?$")
 PRUNED_LOG = "pruned.jsonl"
@@ -209,11 +209,13 @@ def carried_records(
 
     A restarted table rebuilds its state machine and its snapshot from them and the
     new segment's own events: the current shoe's events (cards for the deck check, cut
-    and empty), the last ``table.state`` (idle, closed or a pause with its cause), the
-    last ``round.start`` (round numbering), the last ``dealer`` and the last
-    ``settlements`` results and voids (the snapshot's history). Heartbeats never.
+    and empty), every event from the last ``round.start`` on (round numbering, and the
+    states after that round: idle, closed, a burn, a pause with its cause), the last
+    ``table.state`` and ``dealer``, and the last ``settlements`` results and voids (the
+    snapshot's history). Heartbeats never.
     """
     since_shoe: deque[JournalRecord] = deque(maxlen=shoe_events)
+    since_round: deque[JournalRecord] = deque(maxlen=shoe_events)
     recent: deque[JournalRecord] = deque(maxlen=settlements)
     last_of: dict[str, JournalRecord] = {}
     for record in records:
@@ -222,12 +224,16 @@ def carried_records(
         if record.type == "shoe" and _shoe_event(record.body) == "new":
             since_shoe.clear()
         since_shoe.append(record)
+        if record.type == "round.start":
+            since_round.clear()
+        since_round.append(record)
         if record.type in ("round.result", "round.void"):
             recent.append(record)
         if record.type in CARRIED_LAST_OF:
             last_of[record.type] = record
     shoe = _from_a_round_boundary(list(since_shoe))
-    keep = {r.seq: r for r in (*shoe, *recent, *last_of.values())}
+    last_round = _from_a_round_boundary(list(since_round))
+    keep = {r.seq: r for r in (*shoe, *last_round, *recent, *last_of.values())}
     return [keep[seq] for seq in sorted(keep)]
 
 

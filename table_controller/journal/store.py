@@ -446,8 +446,8 @@ class JournalReader:
         found = self.segments()
         missing = []
         for segment in found:
-            prefix = f"segment {segment.name}: " if len(found) > 1 else ""
-            missing += [prefix + name for name in self.segment_reader(segment).missing_triggers()]
+            where = f" (segment {segment.name})" if len(found) > 1 else ""
+            missing += [name + where for name in self.segment_reader(segment).missing_triggers()]
         return missing
 
     def records(

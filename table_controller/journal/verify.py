@@ -91,14 +91,17 @@ def verify_journal(
         total = reader.event_count()
         for line in _quick_check(reader):
             problems.add(f"SQLite integrity check: {line}")
-        for name in reader.missing_triggers():
-            problems.add(f"append-only trigger {name!r} was removed from the file")
+        present = reader.segments()
+        for segment in present:
+            where = f"segment file {segment.name}" if len(present) > 1 else "the file"
+            for name in reader.segment_reader(segment).missing_triggers():
+                problems.add(f"append-only trigger {name!r} was removed from {where}")
         default_variant = reader.variant or reader.game
         audit = RoundAudit(
             default_variant=default_variant, variants_dir=variants_dir, report=problems.add
         )
         expected_seq, prev_hash = 1, GENESIS
-        segments = reader.segments()
+        segments = present
         pruned = read_pruned(reader.path)
         if segments and segments[0].first_seq > 1:
             expected_seq, prev_hash = _after_pruned(reader, segments[0], pruned, problems)
@@ -196,6 +199,12 @@ def _segment_problems(
                    f"{own.first_seq}: renamed or swapped?")
         if k and segment.number != segments[k - 1].number + 1:
             yield f"segment files {segments[k - 1].name} and {segment.name}: the segments between are missing"
+        elif k:
+            before = reader.segment_reader(segments[k - 1])
+            if (own.first_seq, own.prev_hash) != (before.last_seq + 1, before.last_hash):
+                yield (f"segment {segment.name}: its meta says the chain before it ends at seq "
+                       f"{own.first_seq - 1} with hash {own.prev_hash[:16]}..., segment {before.segment_number} "
+                       f"ends at seq {before.last_seq} with {before.last_hash[:16]}...")
         if k == 0 and segment.number > 1 and not set(range(1, segment.number)) <= pruned_numbers:
             yield f"segments before {segment.name} are missing and not recorded as pruned"
         for row in own.carried():

@@ -1,0 +1,384 @@
+"""Journal segments: rotation, the chain across segments, verify, restart after rotation."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_controller.event_types import Event, numbered, stamped
+from table_controller.journal import Journal, JournalReader, verify_journal
+from table_controller.journal.errors import JournalBroken
+from table_controller.journal.segments import (
+    RotationPolicy,
+    carried_records,
+    compress_file,
+    list_segments,
+    segments_dir,
+)
+from table_controller.journal.store import JournalRecord
+from table_controller.publish.snapshot import SnapshotState
+from table_controller.rules import load_game
+from table_controller.rules.cards import CODES, shuffled_shoe
+from table_controller.table import IllegalInput, TableMachine
+from table_controller.table import inputs as i
+from tests.journal_helpers import TickingClock, draft, round_drafts
+
+SHOE = RotationPolicy("shoe")
+
+
+def play(journal: Journal, rounds: int, *, clock: TickingClock, first: int = 1, new_shoe: bool = True,
+         seed: int = 5) -> list[Event]:
+    """A new shoe, then ``rounds`` baccarat rounds, journaled as a table would."""
+    game = load_game("baccarat")
+    shoe = shuffled_shoe(game.decks, random.Random(seed))
+    out: list[Event] = []
+    if new_shoe:
+        out += journal.append([draft("shoe", None, clock=clock, event="new", count=416)])
+    for n in range(first, first + rounds):
+        drafts, used = round_drafts(game, shoe, f"T01-{n:06d}", clock=clock)
+        shoe = shoe[used:]
+        for d in drafts:
+            out += journal.append([d])
+        out += journal.append([draft("table.state", None, clock=clock, state="idle", reason=None)])
+    return out
+
+
+def all_records(path: Path) -> list[JournalRecord]:
+    with JournalReader(path) as reader:
+        return list(reader.records())
+
+
+# ---------------------------------------------------------------------------- rotation
+def test_a_new_shoe_starts_a_new_segment_and_the_chain_goes_on(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        first = play(journal, 3, clock=clock)
+        second = play(journal, 3, clock=clock, first=4, seed=6)
+        assert journal.segment_number == 2 and journal.first_seq == first[-1].seq + 1
+    assert path.is_symlink()
+    names = [s.path.name for s in list_segments(path)]
+    assert names == ["000001-1.sqlite", f"000002-{first[-1].seq + 1}.sqlite"]
+    records = all_records(path)
+    assert [r.seq for r in records] == list(range(1, len(first) + len(second) + 1))
+    assert [r.event() for r in records] == first + second
+    report = verify_journal(path)
+    assert report.ok, report.problems
+    assert (report.segments, report.events, report.results_checked) == (2, len(records), 6)
+
+
+def test_the_first_shoe_does_not_rotate_an_empty_segment(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        play(journal, 1, clock=clock)
+    assert len(list_segments(path)) == 1
+
+
+def test_rotation_waits_for_the_round_to_end(tmp_path: Path) -> None:
+    """A segment full in the middle of a round: the round stays whole in one segment."""
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=RotationPolicy("size", max_bytes=1)) as journal:
+        play(journal, 4, clock=clock)
+    segments = list_segments(path)
+    assert len(segments) >= 4
+    with JournalReader(path) as reader:
+        for segment in segments:
+            rows = list(reader.segment_reader(segment).records())
+            started = {r.round for r in rows if r.type == "round.start"}
+            settled = {r.round for r in rows if r.type == "round.result"}
+            assert started == settled, segment.name
+    assert verify_journal(path).ok
+
+
+def test_the_first_round_boundary_of_a_new_utc_day_starts_a_new_segment(tmp_path: Path) -> None:
+    path = tmp_path / "T01.sqlite"
+    clock = TickingClock(start=1796083200.0 - 30, step=1.0)  # 30 s before 2026-12-01T00:00Z
+    with Journal(path, table="T01", game="baccarat", rotation=RotationPolicy("day")) as journal:
+        events = play(journal, 3, clock=clock)
+    segments = list_segments(path)
+    assert len(segments) == 2
+    with JournalReader(path) as reader:
+        days = [{r.ts[:10] for r in reader.segment_reader(s).records()} for s in segments]
+    # the round under way at midnight ends in the old segment; the next one starts the day's
+    assert "2026-11-30" in days[0] and days[1] == {"2026-12-01"}
+    assert all_records(path)[-1].seq == events[-1].seq
+
+
+def test_a_one_file_journal_becomes_segment_one_at_its_first_rotation(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat") as journal:
+        before = play(journal, 2, clock=clock)
+    assert not path.is_symlink()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        journal.check_at_start()
+        after = play(journal, 2, clock=clock, first=3, seed=9)
+    assert path.is_symlink()
+    assert [s.number for s in list_segments(path)] == [1, 2]
+    assert [r.event() for r in all_records(path)] == before + after
+    assert verify_journal(path).ok
+
+
+def test_a_reader_kept_open_follows_the_writer_into_the_next_segment(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        play(journal, 1, clock=clock)
+        with JournalReader(path) as reader:
+            seen = reader.last_seq
+            later = play(journal, 1, clock=clock, first=2)
+            assert reader.last_seq == later[-1].seq > seen
+            assert [r.seq for r in reader.records(seen)] == [e.seq for e in later]
+            assert reader.settlement("T01-000001") is not None  # in the closed segment
+            assert [e.round for e in reader.recent_settlements(2)] == ["T01-000001", "T01-000002"]
+
+
+# ---------------------------------------------------------------------------- restart
+def test_a_restart_reads_the_live_segment_only(tmp_path: Path) -> None:
+    """The closed segments moved away: the table opens, checks and continues the chain."""
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        journal.append([draft("dealer", None, clock=clock, dealer="D7", by="supervisor")])
+        play(journal, 3, clock=clock)
+        play(journal, 2, clock=clock, first=4, seed=8)
+        full = journal_events_everywhere(path)
+    away = tmp_path / "away"
+    away.mkdir()
+    for segment in list_segments(path)[:-1]:
+        segment.path.rename(away / segment.path.name)
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        journal.check_at_start()
+        restored = journal.restore_events()
+        more = journal.append([draft("table.state", None, clock=clock, state="closed", reason=None)])
+    assert more[0].seq == full[-1].seq + 1
+    assert machine_state(restored) == machine_state(full)
+    assert snapshot_of(restored) == snapshot_of(full)
+    for segment in away.iterdir():
+        segment.rename(segments_dir(path) / segment.name)
+    assert verify_journal(path).ok
+
+
+def test_a_rotation_that_fails_leaves_the_table_dealing_on_the_old_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    real_replace = os.replace
+
+    def failing(src: Any, dst: Any) -> None:
+        if str(dst) == str(path):
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        play(journal, 1, clock=clock)
+        monkeypatch.setattr(os, "replace", failing)
+        events = play(journal, 1, clock=clock, first=2)
+        monkeypatch.setattr(os, "replace", real_replace)
+        assert journal.segment_number == 1
+    assert "rotation failed" in caplog.text
+    assert [s.number for s in list_segments(path)] == [1]
+    assert all_records(path)[-1].seq == events[-1].seq
+    assert verify_journal(path).ok
+
+
+def test_what_a_killed_rotation_left_is_tidied_at_the_next_start(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        events = play(journal, 1, clock=clock)
+    # the next segment was created and the spare link made, then the kill came
+    spare = segments_dir(path) / f"000002-{events[-1].seq + 1}.sqlite"
+    with Journal(tmp_path / "other.sqlite", table="T01", game="baccarat"):
+        pass
+    (tmp_path / "other.sqlite").rename(spare)
+    os.symlink(os.path.relpath(spare, tmp_path), tmp_path / "T01.sqlite.next")
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        assert journal.segment_number == 1
+        play(journal, 1, clock=clock, first=2)
+    assert not (tmp_path / "T01.sqlite.next").exists()
+    assert [s.number for s in list_segments(path)] == [1, 2]
+    assert verify_journal(path).ok
+
+
+def test_a_later_segment_holding_events_is_refused(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        play(journal, 1, clock=clock)
+        play(journal, 1, clock=clock, first=2)
+    first = list_segments(path)[0]
+    path.unlink()
+    os.symlink(os.path.relpath(first.path, tmp_path), path)  # the link set back by hand
+    with pytest.raises(JournalBroken, match="comes after the live segment"):
+        Journal(path, table="T01", game="baccarat", rotation=SHOE)
+
+
+# ---------------------------------------------------------------------------- verify
+def rotated(tmp_path: Path, shoes: int = 3) -> Path:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        for k in range(shoes):
+            play(journal, 2, clock=clock, first=2 * k + 1, seed=k)
+    return path
+
+
+def writable(segment: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(segment, isolation_level=None)
+    conn.execute("DROP TRIGGER IF EXISTS events_are_append_only_update")
+    conn.execute("DROP TRIGGER IF EXISTS carried_is_fixed_update")
+    return conn
+
+
+def test_verify_names_an_event_changed_in_a_closed_segment(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    closed = list_segments(path)[0].path
+    conn = writable(closed)
+    conn.execute("UPDATE events SET body = body || ' ' WHERE seq = 9")
+    conn.close()
+    problems = verify_journal(path).problems
+    assert any(p.startswith("seq 9: hash chain broken") for p in problems), problems
+
+
+def test_verify_finds_a_segment_that_does_not_continue_the_chain(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    second = list_segments(path)[1]
+    conn = sqlite3.connect(second.path, isolation_level=None)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'prev_hash'", ("ab" * 32,))
+    conn.close()
+    problems = verify_journal(path).problems
+    assert any(f"segment {second.name}: its meta says the chain before it ends" in p for p in problems), problems
+
+
+def test_verify_finds_a_missing_middle_segment(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    middle = list_segments(path)[1]
+    middle.path.unlink()
+    problems = verify_journal(path).problems
+    assert any("the segments between are missing" in p for p in problems), problems
+    assert any(p.startswith("seq gap before seq ") for p in problems), problems
+
+
+def test_verify_finds_a_changed_carried_event(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    last = list_segments(path)[-1]
+    conn = writable(last.path)
+    seq = conn.execute("SELECT seq FROM carried WHERE type = 'round.result' LIMIT 1").fetchone()[0]
+    conn.execute("UPDATE carried SET body = replace(body, '\"-1\"', '\"8\"') WHERE seq = ?", (seq,))
+    conn.close()
+    problems = verify_journal(path).problems
+    assert any(f"carried event seq {seq} is not the event" in p for p in problems), problems
+
+
+def test_verify_refuses_unrecorded_missing_first_segments(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    list_segments(path)[0].path.unlink()
+    problems = verify_journal(path).problems
+    assert any("not recorded as pruned" in p for p in problems), problems
+
+
+def test_a_compressed_segment_reads_as_before(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    before = all_records(path)
+    first = list_segments(path)[0].path
+    compress_file(first, first.with_name(first.name + ".xz"))
+    first.unlink()
+    assert list_segments(path)[0].compressed
+    assert all_records(path) == before
+    assert verify_journal(path).ok
+
+
+# ---------------------------------------------------------------------------- what is carried
+def machine_walk(seed: int, steps: int = 1500) -> list[Event]:
+    """Events of a table machine driven by random inputs it accepts (shoes, cuts, dealers,
+    pauses, voids, burns): what a long-running table journals, numbered."""
+    rng = random.Random(seed)
+    game = load_game("baccarat")
+    machine = TableMachine(game, table="T01")
+    shoe = [CODES[c] for c in shuffled_shoe(game.decks, rng)]
+    now, events = 1796083200.0, []
+    kinds = [
+        (30, lambda: i.CardPresented(shoe.pop() if shoe else "AS", shoe_count=len(shoe))),
+        (6, lambda: i.StartRound()), (6, lambda: i.CloseBetting()), (8, lambda: i.Tick()),
+        (1, lambda: i.ShoeNew(decks=8)), (1, lambda: i.ShoeCut(count=len(shoe))),
+        (1, lambda: i.DealerSignIn(dealer=rng.choice(["D1", "D2", None]), by="supervisor")),
+        (1, lambda: i.VoidRequest()), (1, lambda: i.NoRead()), (1, lambda: i.CardDropped()),
+        (1, lambda: i.LidChanged(is_open=rng.random() < 0.5)),
+        (2, lambda: i.SupervisorResume(by="S1")), (1, lambda: i.SupervisorVoid(by="S1")),
+        (1, lambda: i.DeviceWarning(detail="warm")),
+    ]
+    weights = [w for w, _ in kinds]
+    for _ in range(steps):
+        now += rng.choice([0.5, 2.0, 20.0])
+        make = rng.choices([k for _, k in kinds], weights)[0]
+        try:
+            made = machine.handle(make(), now)
+        except IllegalInput:
+            continue
+        for event in made:
+            events.append(numbered(stamped(event, table="T01", game="baccarat", ts=now), len(events) + 1))
+        if len(shoe) < 20:
+            shoe = [CODES[c] for c in shuffled_shoe(game.decks, rng)]
+    return events
+
+
+def machine_state(events: list[Event], machine: TableMachine | None = None) -> dict[str, Any]:
+    """What a restored table machine knows after ``events`` (added to ``machine`` if given)."""
+    machine = machine or TableMachine(load_game("baccarat"), table="T01")
+    machine.restore(e for e in events if e.type != "heartbeat")
+    return {
+        name: getattr(machine, name) for name in (
+            "state", "reason", "round_id", "round_no", "dealer", "pause", "betting_seconds",
+            "rounds_left", "shoe_refused", "last_shoe_count", "fresh_shoe", "burning",
+            "state_since", "betting_ends", "next_position",
+        )
+    } | {
+        "audit": dict(machine.audit.counts), "audit_decks": machine.audit.decks,
+        # what is left of the last burn once it is over is never read (the next burn resets it)
+        "burn": (machine.burn_left, machine.burn_total) if machine.burning else None,
+    }
+
+
+def snapshot_of(events: list[Event]) -> Any:
+    state = SnapshotState()
+    state.prime(events)
+    return state.reply()
+
+
+def as_record(event: Event) -> JournalRecord:
+    from table_controller.event_types import encode_event
+
+    return JournalRecord(event.seq, event.ts, event.type, event.round, encode_event(event).decode(), "")
+
+
+def journal_events_everywhere(path: Path) -> list[Event]:
+    with JournalReader(path) as reader:
+        return [r.event() for r in reader.records() if r.type != "heartbeat"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_what_a_segment_carries_restores_the_table_as_the_whole_history_does(seed: int) -> None:
+    """At moments between rounds: the carried events alone restore the table as the history
+    up to then does, and carried events + the rest as the whole history does (state machine
+    and snapshot)."""
+    events = machine_walk(seed)
+    assert sum(e.type == "round.start" for e in events) > 12
+    assert any(e.type == "shoe" for e in events)
+    whole, whole_snapshot = machine_state(events), snapshot_of(events)
+    growing = TableMachine(load_game("baccarat"), table="T01")
+    open_round: str | None = None
+    checked = 0
+    for k, event in enumerate(events):
+        if open_round is None and k % 11 == 0:
+            carried = [r.event() for r in carried_records(as_record(e) for e in events[:k])]
+            assert len(carried) <= k
+            assert machine_state(carried) == machine_state([], growing), (seed, k)
+            rebuilt = carried + events[k:]
+            assert machine_state(rebuilt) == whole, (seed, k)
+            assert snapshot_of(rebuilt) == whole_snapshot, (seed, k)
+            checked += 1
+        growing.restore([event])
+        if event.type == "round.start":
+            open_round = event.round
+        elif event.type in ("round.result", "round.void"):
+            open_round = None
+    assert checked > 20
