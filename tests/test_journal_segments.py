@@ -382,3 +382,30 @@ def test_what_a_segment_carries_restores_the_table_as_the_whole_history_does(see
         elif event.type in ("round.result", "round.void"):
             open_round = None
     assert checked > 20
+
+
+# ---------------------------------------------------------------------------- the real table
+def test_a_simulated_table_rotates_restarts_on_its_live_segment_and_verifies(tmp_path: Path) -> None:
+    """The real controller with rotation on: a run, a restart with the closed segments moved
+    away (the table opens on its live segment alone), then everything back: one chain."""
+    from table_controller.sim.table import SimOptions, SimulatedTable
+
+    path = tmp_path / "T01.sqlite"
+    rotation = RotationPolicy("size", max_bytes=48 * 1024)
+    first = SimulatedTable(SimOptions(rounds=12, speed=0, seed=3, journal=path, journal_rotation=rotation)).run()
+    assert first.results + first.voids == 12
+    segments = list_segments(path)
+    assert len(segments) >= 3
+    away = tmp_path / "away"
+    away.mkdir()
+    for segment in segments[:-1]:
+        segment.path.rename(away / segment.path.name)
+    second = SimulatedTable(SimOptions(rounds=4, speed=0, seed=4, journal=path, journal_rotation=rotation)).run()
+    assert second.results + second.voids == 4
+    for moved in away.iterdir():
+        moved.rename(segments_dir(path) / moved.name)
+    report = verify_journal(path)
+    assert report.ok, report.problems
+    assert report.rounds == 16 and report.segments > len(segments)
+    rounds = [e.round for e in journal_events_everywhere(path) if e.type == "round.start"]
+    assert rounds == [f"T01-{n:06d}" for n in range(1, 17)]  # numbering went on across the restart

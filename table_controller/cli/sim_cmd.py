@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from table_controller.event_types import Alert, RoundResult, RoundVoided, ShoeChanged
+from table_controller.journal.segments import ROTATE_EVERY, RotationPolicy
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,6 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "and dropped=0.01,void_request=0.01,lid=0.01,noread=0.01 (dealer; reported as dropped, void, lid, noread)",
     )
     sim.add_argument("--journal", type=Path, help="journal file (default: a temporary one)")
+    sim.add_argument("--journal-rotate", choices=ROTATE_EVERY, default="never",
+                     help="start a new journal segment at each new shoe, each UTC day, or at --segment-mb "
+                     "(default never: one file; docs/journal.md)")
+    sim.add_argument("--segment-mb", type=float, default=256, help="largest journal segment in MB (default 256)")
     sim.add_argument("--table", default="T01", help="table id (default T01)")
     sim.add_argument("--betting-seconds", type=float, default=15,
                      help="betting time at speed 1 (default 15), at most 5 s: the simulated dealer closes "
@@ -109,6 +114,7 @@ def run_sim(args: argparse.Namespace) -> int:
         snapshot=None if args.no_publish else args.snapshot,
         control=args.control, variants_dir=args.variants_dir, camera=args.camera,
         shoe_protocol=args.shoe_protocol,
+        journal_rotation=RotationPolicy(args.journal_rotate, max(1, int(args.segment_mb * 1024 * 1024))),
     )
     table = SimulatedTable(options, on_event=show)
     if args.display and not args.json:

@@ -24,6 +24,7 @@ from table_controller.config import (
 )
 from table_controller.errors import ConfigError
 from table_controller.event_types import Event
+from table_controller.journal.segments import RotationPolicy
 from table_controller.sim.dealer import DealerFaults, SimulatedDealer
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,8 @@ class SimOptions:
     camera: str | None = None  # deck design for a simulated camera (shoe + camera table)
     shoe_protocol: str = "slp1"  # "lines": a plain line-per-card reader instead of a smart shoe
     evidence: bool = True  # a camera table keeps its pictures beside the journal (docs/evidence.md)
+    #: When the journal starts a new segment (journal/segments.py).
+    journal_rotation: RotationPolicy = field(default_factory=RotationPolicy)
 
 
 @dataclass
@@ -128,6 +131,7 @@ class SimulatedTable:
             panel=PanelConfig("mock", dict(DEFAULT_PINS)),
             publish=PublishConfig(endpoint=o.publish, snapshot=o.snapshot, control=o.control),
             source="table-controller sim", rig_ops=True, evidence=EvidenceConfig(enabled=o.evidence),
+            journal_rotation=o.journal_rotation,
         )
 
     def run(self) -> SimReport:
