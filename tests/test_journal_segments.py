@@ -409,3 +409,82 @@ def test_a_simulated_table_rotates_restarts_on_its_live_segment_and_verifies(tmp
     assert report.rounds == 16 and report.segments > len(segments)
     rounds = [e.round for e in journal_events_everywhere(path) if e.type == "round.start"]
     assert rounds == [f"T01-{n:06d}" for n in range(1, 17)]  # numbering went on across the restart
+
+
+# ---------------------------------------------------------------------------- compress and prune
+def archive_up_to(archive_path: Path, journal: Path, until_seq: int) -> None:
+    """Put the journal's events up to ``until_seq`` into a SQLite archive, as the follower would."""
+    from table_controller.archive.backends import open_archive
+    from table_controller.replay_client import ReplayedEvent, ReplaySlice
+
+    with JournalReader(journal) as reader, open_archive(archive_path) as archive:
+        after, prev = archive.last(reader.table)
+        rows = list(reader.records(after, until_seq=until_seq))
+        archive.append(ReplaySlice(
+            table=reader.table, after_seq=after, prev_hash=prev, last_seq=rows[-1].seq, more=False,
+            events=[ReplayedEvent(r.seq, r.hash, r.body) for r in rows],
+        ), "2026-12-02T00:00:00Z")
+
+
+def cli(*args: str) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from table_controller.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(args))
+    return code, out.getvalue()
+
+
+def test_prune_removes_only_what_the_archive_holds_and_verify_still_passes(tmp_path: Path) -> None:
+    import json
+
+    path = rotated(tmp_path, shoes=4)
+    segments = list_segments(path)
+    before = all_records(path)
+    archive = tmp_path / "archive.sqlite"
+    second_last = JournalReader(path).segment_reader(segments[1]).last_seq
+    archive_up_to(archive, path, second_last - 1)  # the archive misses segment 2's last event
+    code, out = cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--json")
+    assert code == 0
+    assert [p["number"] for p in json.loads(out)["pruned"]] == [1]
+    archive_up_to(archive, path, before[-1].seq)
+    code, out = cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--keep", "1",
+                    "--compress", "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert [p["number"] for p in report["pruned"]] == [2]
+    assert report["compressed"] == [segments[2].path.name + ".xz"]
+    assert [s.number for s in list_segments(path)] == [3, 4]
+    assert list_segments(path)[0].compressed and segments[3].path.exists()
+    assert all_records(path) == [r for r in before if r.seq >= segments[2].first_seq]
+    verified = verify_journal(path)
+    assert verified.ok, verified.problems
+    assert (verified.first_seq, verified.pruned_segments) == (segments[2].first_seq, 2)
+    code, out = cli("journal", "segments", "--journal", str(path), "--json")
+    listed = json.loads(out)
+    assert [s["number"] for s in listed["segments"]] == [3, 4] and listed["segments"][-1]["live"]
+    assert [p["number"] for p in listed["pruned"]] == [1, 2]
+
+
+def test_verify_finds_a_pruned_record_that_does_not_match_the_segment_left(tmp_path: Path) -> None:
+    path = rotated(tmp_path)
+    archive = tmp_path / "archive.sqlite"
+    archive_up_to(archive, path, all_records(path)[-1].seq)
+    cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--keep", "1")
+    log = segments_dir(path) / "pruned.jsonl"
+    log.write_text(log.read_text().replace('"last_hash":"', '"last_hash":"0'))
+    problems = verify_journal(path).problems
+    assert any("pruned.jsonl recorded" in p for p in problems), problems
+
+
+def test_prune_never_touches_the_live_segment_or_a_one_file_journal(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat") as journal:
+        play(journal, 2, clock=clock)
+    archive = tmp_path / "archive.sqlite"
+    archive_up_to(archive, path, all_records(path)[-1].seq)
+    code, _ = cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--compress")
+    assert code == 0 and path.is_file() and verify_journal(path).ok

@@ -1,4 +1,4 @@
-"""``table-controller journal verify|show|export``: audit and read a table's journal.
+"""``table-controller journal verify|show|export|segments|prune|evidence``: a table's journal.
 
 All three open the journal read-only, so they run beside a live controller, and
 take the table and game from the journal itself.
@@ -118,6 +118,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     evidence.add_argument("--json", action="store_true", help="print the manifests as JSON lines")
     evidence.set_defaults(func=run_evidence)
 
+    segments = sub.add_parser(
+        "segments", help="list the journal's segments: seqs, events, size, compressed, live",
+        description="Lists the segment files of a journal with rotation on (docs/journal.md), oldest "
+                    "first, and the segments pruned before them.",
+    )
+    _journal_arg(segments)
+    segments.add_argument("--json", action="store_true", help="print one JSON object")
+    segments.set_defaults(func=run_segments)
+
+    prune = sub.add_parser(
+        "prune", help="compress closed segments; remove those the archive holds",
+        description="--compress xz-compresses every closed segment (read back and compared before the "
+                    "plain file goes). --archive LOCATION removes the oldest closed segments whose last "
+                    "event the archive holds with the same hash, stopping at the first it does not hold, "
+                    "and records each in pruned.jsonl. The live segment is never touched. Exit 0 when "
+                    "done, 1 when something failed.",
+    )
+    _journal_arg(prune)
+    prune.add_argument("--compress", action="store_true", help="compress the closed segments")
+    prune.add_argument("--archive", metavar="LOCATION",
+                       help="the studio archive (SQLite path or postgresql:// URL) that must hold a segment "
+                            "before it is removed")
+    prune.add_argument("--keep", type=_seq, default=0, metavar="N",
+                       help="keep the last N closed segments even when archived (default 0)")
+    prune.add_argument("--json", action="store_true", help="print one JSON object")
+    prune.set_defaults(func=run_prune)
+
     check = sub.add_parser(
         "verify-bundle", help="check a dispute bundle offline: chain, pictures, checkpoint, result",
         description="Exit 0 when the bundle holds (its slice chains, every picture is the one its evidence "
@@ -164,6 +191,83 @@ def _bound(text: str) -> int | str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return format_ts(moment.timestamp())
+
+
+# -- segments ----------------------------------------------------------------------------
+
+
+def run_segments(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from table_controller.journal.prune import segment_statuses
+    from table_controller.journal.segments import read_pruned
+
+    if not args.journal.exists():
+        print(f"table-controller: no journal at {args.journal}", file=sys.stderr)
+        return 2
+    statuses = segment_statuses(args.journal)
+    pruned = read_pruned(args.journal)
+    if args.json:
+        print(json.dumps({"journal": str(args.journal), "segments": [asdict(s) for s in statuses],
+                          "pruned": [asdict(p) for p in pruned]}))
+        return 0
+    for item in pruned:
+        print(f"  {item.number:6d}  seqs {item.first_seq}..{item.last_seq}  pruned {item.pruned_at} "
+              f"({item.confirmed_by})")
+    for status in statuses:
+        state = "live" if status.live else ("closed, xz" if status.compressed else "closed")
+        print(f"  {status.number:6d}  seqs {status.first_seq}..{status.last_seq}  {status.events} events  "
+              f"{status.bytes / 1e6:.2f} MB  {state}  {status.file}")
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from table_controller.errors import TableError
+    from table_controller.journal.prune import archive_confirmation, compress_closed, prune_archived
+
+    if not (args.compress or args.archive):
+        print("table-controller: journal prune needs --compress, --archive or both", file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    report: dict[str, Any] = {"journal": str(args.journal), "compressed": [], "pruned": []}
+    try:
+        if args.archive:
+            confirm, close = archive_confirmation(args.archive)
+            try:
+                pruned = prune_archived(args.journal, confirm, confirmed_by=_redacted(args.archive),
+                                        keep=args.keep, progress=progress)
+            finally:
+                close()
+            report["pruned"] = [asdict(p) for p in pruned]
+        if args.compress:
+            report["compressed"] = compress_closed(args.journal, progress=progress)
+    except (TableError, OSError) as e:
+        print(f"table-controller: journal prune: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{len(report['pruned'])} segments pruned, {len(report['compressed'])} compressed")
+    return 0
+
+
+def _redacted(location: str) -> str:
+    """An archive location fit to be written down: a URL without its password."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if "://" not in location:
+        return location
+    parts = urlsplit(location)
+    if parts.password is None:
+        return location
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 # -- evidence ----------------------------------------------------------------------------
