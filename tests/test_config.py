@@ -176,3 +176,17 @@ def test_rig_ops_need_a_mock_panel() -> None:
     msg = mutate(lambda d: d.update(rig={"control_ops": True}))  # gpio native
     assert msg.startswith("T01.toml: rig.control_ops: only for a test rig")
     assert not parse_config(example(), "T01.toml").rig_ops
+
+
+def test_journal_rotation_is_read_and_checked() -> None:
+    data = example()
+    data["journal"].update(rotate="shoe", segment_mb=64)
+    rotation = parse_config(data, "T01.toml").journal_rotation
+    assert (rotation.every, rotation.max_bytes) == ("shoe", 64 * 1024 * 1024)
+    assert parse_config(example(), "T01.toml").journal_rotation.every == "day"  # as shipped
+    bare = example()
+    bare["journal"] = {"path": bare["journal"]["path"]}
+    assert parse_config(bare, "T01.toml").journal_rotation.every == "never"
+    assert mutate(lambda d: d["journal"].update(rotate="weekly")).startswith(
+        "T01.toml: journal.rotate must be one of never, shoe, day, size, not 'weekly'")
+    assert "journal.segment_mb" in mutate(lambda d: d["journal"].update(segment_mb=0))
