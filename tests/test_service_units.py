@@ -32,6 +32,8 @@ def test_units_for_the_table_the_archive_and_the_studio_api(tmp_path: Path) -> N
                  "--table", "T07=tcp://127.0.0.1:5557", "--program", PROGRAM, "--dir", str(units)]) == 0
     assert main(["install-service", "studio", "--db", "/var/lib/table-controller/studio.sqlite",
                  "--program", PROGRAM, "--dir", str(units)]) == 0
+    assert main(["install-service", "prune", "--config", str(_config(tmp_path)), "--db",
+                 "/var/lib/table-controller/studio.sqlite", "--program", PROGRAM, "--dir", str(units)]) == 0
     table = (units / "table-controller-T07.service").read_text()
     for line in ("Type=notify", "WatchdogSec=10", "Restart=always", "User=tablectl", "NoNewPrivileges=yes",
                  "ProtectSystem=strict", "DevicePolicy=closed", "DeviceAllow=char-ttyUSB rw",
@@ -40,10 +42,16 @@ def test_units_for_the_table_the_archive_and_the_studio_api(tmp_path: Path) -> N
     assert f"ExecStart={PROGRAM} run --config {tmp_path / 'T07.toml'}" in table
     archive = (units / "table-controller-archive.service").read_text()
     assert "--table T07=tcp://127.0.0.1:5557" in archive and "PrivateDevices=yes" in archive
+    prune = (units / "table-controller-prune-T07.service").read_text()
+    assert (f"ExecStart={PROGRAM} journal prune --journal {tmp_path / 'T07.sqlite'} --compress "
+            "--archive /var/lib/table-controller/studio.sqlite") in prune.splitlines()
+    assert "Type=oneshot" in prune and "NoNewPrivileges=yes" in prune
+    timer = (units / "table-controller-prune-T07.timer").read_text()
+    assert "OnCalendar=*-*-* 04:30:00" in timer and "Persistent=true" in timer
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("no systemd-analyze here to verify the units with")
-    for unit in sorted(units.glob("*.service")):
+    for unit in sorted([*units.glob("*.service"), *units.glob("*.timer")]):
         done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0 and "Unknown" not in done.stderr, (unit.name, done.stderr)
 

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "table_controller.cli.rules_cmd",
     "table_controller.cli.sim_cmd",
     "table_controller.cli.run_cmd",
+    "table_controller.cli.config_cmd",
     "table_controller.cli.deck_check_cmd",
     "table_controller.cli.supervise_cmd",
     "table_controller.cli.par_cmd",

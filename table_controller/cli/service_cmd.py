@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from table_controller.errors import ConfigError
 
@@ -17,7 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "The table's unit is Type=notify with a watchdog its loop feeds: a crashed or hung table "
                     "is restarted. Then: systemctl daemon-reload && systemctl enable --now UNIT.",
     )
-    p.add_argument("kind", choices=["table", "archive", "studio"], help="which service")
+    p.add_argument("kind", choices=["table", "archive", "studio", "prune"],
+                   help="which service (prune: a nightly timer compressing and pruning the table's closed "
+                        "journal segments; --db names the archive that must hold them first)")
     p.add_argument("--config", type=Path, help="table: its configuration file (checked first)")
     p.add_argument("--db", help="archive, studio: the archive (a SQLite path or postgresql://...)")
     p.add_argument("--table", action="append", default=[], metavar="TABLE=ENDPOINT",
@@ -34,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_install_service(args: argparse.Namespace) -> int:
-    from table_controller.service.units import archive_unit, studio_unit, table_unit
+    from table_controller.service.units import archive_unit, prune_units, studio_unit, table_unit
 
     program = args.program or shutil.which("table-controller") or f"{sys.executable} -m table_controller"
     if args.kind == "table":
@@ -46,6 +49,14 @@ def run_install_service(args: argparse.Namespace) -> int:
         devices = args.device or ["char-ttyUSB", "char-ttyACM", "char-ttyS", "/dev/gpiochip0"]
         unit = table_unit(config.table_id, str(args.config.resolve()), program=program, user=args.user,
                           state_dir="table-controller", devices=devices, watchdog_seconds=args.watchdog)
+    elif args.kind == "prune":
+        if args.config is None:
+            raise ConfigError("install-service prune: --config FILE is required (the table's journal is named there)")
+        from table_controller.config import load_config
+
+        config = load_config(args.config)
+        return _write(prune_units(config.table_id, str(config.journal), archive=args.db, program=program,
+                                  user=args.user, state_dir="table-controller"), args)
     elif args.kind == "archive":
         if not args.db or not args.table:
             raise ConfigError("install-service archive: --db and at least one --table are required")
@@ -54,10 +65,17 @@ def run_install_service(args: argparse.Namespace) -> int:
         if not args.db:
             raise ConfigError("install-service studio: --db is required")
         unit = studio_unit(args.db, program=program, user=args.user, state_dir="table-controller", port=args.port)
+    return _write([unit], args)
+
+
+def _write(units: list[Any], args: argparse.Namespace) -> int:
+    """Print the units (``--print``) or write them into ``--dir``; the last one is what to enable."""
     if args.print:
-        print(unit.text, end="")
+        print("\n".join(unit.text for unit in units), end="")
         return 0
     args.dir.mkdir(parents=True, exist_ok=True)
-    (args.dir / unit.name).write_text(unit.text)
-    print(f"{args.dir / unit.name} written; now: systemctl daemon-reload && systemctl enable --now {unit.name}")
+    for unit in units:
+        (args.dir / unit.name).write_text(unit.text)
+        print(f"{args.dir / unit.name} written")
+    print(f"now: systemctl daemon-reload && systemctl enable --now {units[-1].name}")
     return 0

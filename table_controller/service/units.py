@@ -113,3 +113,42 @@ def studio_unit(db: str, *, program: str, user: str, state_dir: str, port: int =
     return _studio_service("table-controller-studio.service", "Studio API", "table-controller-archive.service",
                            ["studio", "serve", "--db", db, "--port", str(port)],
                            program=program, user=user, state_dir=state_dir)
+
+
+def prune_units(table: str, journal: str, *, archive: str | None, program: str, user: str,
+                state_dir: str, on_calendar: str = "*-*-* 04:30:00") -> list[Unit]:
+    """A nightly ``journal prune`` of one table's closed segments: a oneshot service and its timer.
+
+    Compresses the closed segments and, with ``archive``, removes those the archive holds
+    (docs/journal.md, Segments). The live segment is the table's and is never touched."""
+    args = ["journal", "prune", "--journal", journal, "--compress"] + (["--archive", archive] if archive else [])
+    service = f"""\
+# Written by table-controller install-service (docs/service.md)
+[Unit]
+Description=Compress and prune the closed journal segments of table {table} (table-controller)
+
+[Service]
+Type=oneshot
+ExecStart={_exec(program, args)}
+Nice=10
+IOSchedulingClass=idle
+User={user}
+Group={user}
+ReadWritePaths=/var/lib/{state_dir}
+PrivateDevices=yes
+{HARDENING}"""
+    timer = f"""\
+# Written by table-controller install-service (docs/service.md)
+[Unit]
+Description=Nightly journal prune of table {table} (table-controller)
+
+[Timer]
+OnCalendar={on_calendar}
+RandomizedDelaySec=600
+Persistent=true
+
+[Install]
+WantedBy=timers.target
+"""
+    name = f"table-controller-prune-{table}"
+    return [Unit(f"{name}.service", service), Unit(f"{name}.timer", timer)]
