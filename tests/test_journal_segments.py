@@ -366,7 +366,7 @@ def test_what_a_segment_carries_restores_the_table_as_the_whole_history_does(see
     whole, whole_snapshot = machine_state(events), snapshot_of(events)
     growing = TableMachine(load_game("baccarat"), table="T01")
     open_round: str | None = None
-    checked = 0
+    checked = shoe_splits = 0
     for k, event in enumerate(events):
         if open_round is None and k % 11 == 0:
             carried = [r.event() for r in carried_records(as_record(e) for e in events[:k])]
@@ -376,12 +376,18 @@ def test_what_a_segment_carries_restores_the_table_as_the_whole_history_does(see
             assert machine_state(rebuilt) == whole, (seed, k)
             assert snapshot_of(rebuilt) == whole_snapshot, (seed, k)
             checked += 1
+        if open_round is None and event.type == "shoe" and getattr(event, "event", None) == "new":
+            # a rotation per shoe: the new segment starts with this event, the old shoe is not carried
+            lean = [r.event() for r in carried_records((as_record(e) for e in events[:k]), new_shoe_follows=True)]
+            assert machine_state(lean + events[k:]) == whole, (seed, k)
+            assert snapshot_of(lean + events[k:]) == whole_snapshot, (seed, k)
+            shoe_splits += 1
         growing.restore([event])
         if event.type == "round.start":
             open_round = event.round
         elif event.type in ("round.result", "round.void"):
             open_round = None
-    assert checked > 20
+    assert checked > 20 and shoe_splits > 0
 
 
 # ---------------------------------------------------------------------------- the real table
@@ -488,3 +494,56 @@ def test_prune_never_touches_the_live_segment_or_a_one_file_journal(tmp_path: Pa
     archive_up_to(archive, path, all_records(path)[-1].seq)
     code, _ = cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--compress")
     assert code == 0 and path.is_file() and verify_journal(path).ok
+
+
+def test_the_replay_endpoint_serves_across_segments_and_refuses_pruned_seqs(tmp_path: Path) -> None:
+    import json
+
+    from table_controller.publish.replay import JournalReplay
+
+    path = rotated(tmp_path)
+    records = all_records(path)
+    replay = JournalReplay(path, "T01")
+    whole = json.loads(replay.reply(0, 10_000))
+    assert [e["seq"] for e in whole["events"]] == [r.seq for r in records]
+    archive = tmp_path / "archive.sqlite"
+    archive_up_to(archive, path, records[-1].seq)
+    cli("journal", "prune", "--journal", str(path), "--archive", str(archive), "--keep", "1")
+    first = JournalReader(path).first_seq
+    refused = json.loads(replay.reply(0, 10))
+    assert refused["code"] == "pruned" and f"seqs up to {first - 1} were pruned" in refused["error"]
+    served = json.loads(replay.reply(first - 1, 5))
+    assert served["prev_hash"] == records[first - 2].hash
+    assert [e["seq"] for e in served["events"]] == list(range(first, first + 5))
+    replay.close()
+
+
+def test_insert_or_replace_cannot_overwrite_an_event(tmp_path: Path) -> None:
+    """Found by the independent implementation: the UPDATE and DELETE triggers alone let
+    INSERT OR REPLACE overwrite a row (its implicit delete fires no trigger)."""
+    path = rotated(tmp_path, shoes=2)
+    for segment in list_segments(path):
+        conn = sqlite3.connect(segment.path, isolation_level=None)
+        row = conn.execute("SELECT seq, ts, type, round, body, hash FROM events ORDER BY seq LIMIT 1").fetchone()
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            conn.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?)", (*row[:4], row[4] + " ", row[5]))
+        if segment.number > 1:
+            carried = conn.execute("SELECT * FROM carried LIMIT 1").fetchone()
+            with pytest.raises(sqlite3.DatabaseError, match="fixed at rotation"):
+                conn.execute("INSERT OR REPLACE INTO carried VALUES (?, ?, ?, ?, ?, ?)", carried)
+        conn.execute("DROP TRIGGER events_are_append_only_insert")
+        conn.close()
+    problems = verify_journal(path).problems
+    assert sum("'events_are_append_only_insert' was removed" in p for p in problems) == 2, problems
+
+
+def test_a_first_rotation_killed_after_its_hard_link_completes_the_next_time(tmp_path: Path) -> None:
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat") as journal:
+        play(journal, 1, clock=clock)
+    segments_dir(path).mkdir()
+    os.link(path, segments_dir(path) / "000001-1.sqlite")  # what the kill left
+    with Journal(path, table="T01", game="baccarat", rotation=SHOE) as journal:
+        play(journal, 1, clock=clock, first=2)
+        assert journal.segment_number == 2
+    assert verify_journal(path).ok

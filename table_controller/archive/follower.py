@@ -122,7 +122,7 @@ class ArchiveFollower:
             except ReplayRefused as e:
                 # a journal that ends before the archive does was replaced or cut: its chain
                 # cannot continue the archive's
-                kind = "chain-break" if e.code == "beyond-end" else "refused"
+                kind = "chain-break" if e.code in ("beyond-end", "pruned") else "refused"
                 self._alert(source.table, kind, str(e))
                 return CatchUp(source.table, added, seq, table_seq, str(e))
             except ReplayError as e:

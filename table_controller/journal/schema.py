@@ -69,6 +69,15 @@ CREATE TRIGGER events_are_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'journal events are append-only: UPDATE refused'); END;
 CREATE TRIGGER events_are_append_only_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'journal events are append-only: DELETE refused'); END;
+CREATE TRIGGER events_are_append_only_insert BEFORE INSERT ON events
+WHEN NEW.seq <= (SELECT max(seq) FROM events)
+BEGIN SELECT RAISE(ABORT, 'journal events are append-only: a seq at or below the last refused'); END;
+"""
+
+#: Made once the carried rows are in: nothing is added to them afterwards.
+CARRIED_SEALED = """
+CREATE TRIGGER carried_is_fixed_insert BEFORE INSERT ON carried
+BEGIN SELECT RAISE(ABORT, 'carried events are fixed at rotation: INSERT refused'); END;
 """
 
 #: A row of ``carried`` (and of ``events``): seq, ts, type, round, body, hash.
@@ -76,7 +85,16 @@ CarriedRow = Sequence[Any]
 
 REQUIRED_META = ("format", "table", "game")
 APPEND_ONLY_TRIGGERS = ("events_are_append_only_update", "events_are_append_only_delete")
-CARRIED_TRIGGERS = ("carried_is_fixed_update", "carried_is_fixed_delete")
+#: Format 2 also refuses an INSERT at or below the last seq (``INSERT OR REPLACE`` would
+#: otherwise overwrite a row without firing the DELETE trigger).
+FORMAT_2_TRIGGERS = ("events_are_append_only_insert",)
+CARRIED_TRIGGERS = ("carried_is_fixed_update", "carried_is_fixed_delete", "carried_is_fixed_insert")
+
+
+def required_triggers(file_format: str | None, has_carried: bool) -> tuple[str, ...]:
+    """The triggers a journal file of this format must still hold."""
+    names = APPEND_ONLY_TRIGGERS + (FORMAT_2_TRIGGERS if file_format != "1" else ())
+    return names + (CARRIED_TRIGGERS if has_carried else ())
 
 
 def chain_hash(prev_hash: str, body: str) -> str:
@@ -159,6 +177,7 @@ def create_schema(
         if link is not None:
             conn.execute(
                 "INSERT INTO link(id, boot_id, shoe_seq, event_seq) VALUES (1, ?, ?, ?)", link)
+        conn.execute(CARRIED_SEALED)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

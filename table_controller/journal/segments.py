@@ -203,7 +203,7 @@ def decompress_file(source: Path, target: Path) -> None:
 
 def carried_records(
     records: Iterable[JournalRecord], *, settlements: int = CARRIED_SETTLEMENTS,
-    shoe_events: int = CARRIED_SHOE_EVENTS,
+    shoe_events: int = CARRIED_SHOE_EVENTS, new_shoe_follows: bool = False,
 ) -> list[JournalRecord]:
     """Of the events before a new segment (in seq order), those a restart needs, in seq order.
 
@@ -212,7 +212,11 @@ def carried_records(
     and empty), every event from the last ``round.start`` on (round numbering, and the
     states after that round: idle, closed, a burn, a pause with its cause), the last
     ``table.state`` and ``dealer``, and the last ``settlements`` results and voids (the
-    snapshot's history). Heartbeats never.
+    snapshot's history). Heartbeats never. Each of the first two parts is capped at its
+    last ``shoe_events`` events (then starting at a round's start).
+
+    ``new_shoe_follows``: the new segment's first batch announces a new shoe (a rotation
+    per shoe), which resets everything the current shoe's events set: they are not carried.
     """
     since_shoe: deque[JournalRecord] = deque(maxlen=shoe_events)
     since_round: deque[JournalRecord] = deque(maxlen=shoe_events)
@@ -231,7 +235,7 @@ def carried_records(
             recent.append(record)
         if record.type in CARRIED_LAST_OF:
             last_of[record.type] = record
-    shoe = _from_a_round_boundary(list(since_shoe))
+    shoe = () if new_shoe_follows else _from_a_round_boundary(list(since_shoe))
     last_round = _from_a_round_boundary(list(since_round))
     keep = {r.seq: r for r in (*shoe, *last_round, *recent, *last_of.values())}
     return [keep[seq] for seq in sorted(keep)]

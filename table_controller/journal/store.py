@@ -33,8 +33,6 @@ from table_controller.journal.errors import (
 )
 from table_controller.journal.lock import WriterLock
 from table_controller.journal.schema import (
-    APPEND_ONLY_TRIGGERS,
-    CARRIED_TRIGGERS,
     GENESIS,
     chain_hash,
     configure_writer,
@@ -45,6 +43,7 @@ from table_controller.journal.schema import (
     discard_unfinished_creation,
     is_empty_database,
     read_meta,
+    required_triggers,
 )
 from table_controller.journal.segments import (
     SEGMENT_NAME,
@@ -179,7 +178,7 @@ class SegmentReader:
     def missing_triggers(self) -> list[str]:
         """Names of the append-only triggers that are no longer in the file (empty when intact)."""
         present = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='trigger'")}
-        wanted = APPEND_ONLY_TRIGGERS + (CARRIED_TRIGGERS if self._has_carried() else ())
+        wanted = required_triggers(self._meta.get("format"), self._has_carried())
         return [name for name in wanted if name not in present]
 
     def _has_carried(self) -> bool:
@@ -410,8 +409,13 @@ class JournalReader:
         return found[0].first_seq if found else 1
 
     def hash_at(self, seq: int) -> str | None:
-        """The stored chain hash of ``seq``, or None when there is no such event (here)."""
-        for segment, last in self._spans():
+        """The stored chain hash of ``seq``, or None when there is no such event (here). The
+        seq just before the first segment left (older ones pruned) answers with that
+        segment's ``prev_hash``."""
+        spans = self._spans()
+        if spans and seq == spans[0][0].first_seq - 1 and seq > 0:
+            return self.segment_reader(spans[0][0]).prev_hash
+        for segment, last in spans:
             if segment.first_seq <= seq and (last is None or seq <= last):
                 return self.segment_reader(segment).hash_at(seq)
         return None
@@ -687,9 +691,7 @@ class Journal(SegmentReader):
 
     def _rotation_due(self, drafts: Sequence[Event]) -> bool:
         every = self.rotation.every
-        if every == "shoe" and self._segment_has_cards and any(
-            d.type == "shoe" and getattr(d, "event", None) == "new" for d in drafts
-        ):
+        if every == "shoe" and self._segment_has_cards and _announces_new_shoe(drafts):
             return True
         if every == "day" and self._segment_day is not None and str(drafts[0].ts)[:10] != self._segment_day:
             return True
@@ -714,7 +716,7 @@ class Journal(SegmentReader):
                 return False
             return self._rotate()
 
-    def _rotate(self) -> bool:
+    def _rotate(self, *, new_shoe_follows: bool = False) -> bool:
         conn = self._conn
         assert conn is not None
         live = live_segment(self.path)
@@ -722,7 +724,7 @@ class Journal(SegmentReader):
         folder = segments_dir(self.path)
         folder.mkdir(exist_ok=True)
         next_file = folder / segment_file_name(number + 1, last_seq + 1)
-        carried = carried_records(chain(self.carried(), self.records()))
+        carried = carried_records(chain(self.carried(), self.records()), new_shoe_follows=new_shoe_follows)
         link = conn.execute("SELECT boot_id, shoe_seq, event_seq FROM link WHERE id = 1").fetchone()
         meta = {**self._base_meta, "segment": str(number + 1), "first_seq": str(last_seq + 1),
                 "prev_hash": last_hash}
@@ -739,7 +741,9 @@ class Journal(SegmentReader):
         self._conn = None
         try:
             if live is None:  # the one-file journal becomes segment 1, where it is
-                os.link(self.path, folder / segment_file_name(number, first))
+                first_file = folder / segment_file_name(number, first)
+                if not (first_file.exists() and os.path.samefile(first_file, self.path)):
+                    os.link(self.path, first_file)  # (a killed first rotation may have made it already)
             self._point_link_at(next_file)
         except OSError:
             self._conn = connect_writer(self.path)  # still the old segment
@@ -800,7 +804,8 @@ class Journal(SegmentReader):
             assert self._conn is not None
             present = {r[0] for r in self._conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='trigger'")}
-        missing = [name for name in APPEND_ONLY_TRIGGERS if name not in present]
+        wanted = required_triggers(self._meta.get("format"), self._has_carried())
+        missing = [name for name in wanted if name not in present]
         where = f"journal {self.path}"
         how = f"inspect it with: table-controller journal verify --journal {self.path}"
         if missing:
@@ -892,7 +897,7 @@ class Journal(SegmentReader):
         if time.monotonic() < self._rotation_retry_at:
             return
         try:
-            if self._rotate():
+            if self._rotate(new_shoe_follows=_announces_new_shoe(drafts)):
                 self._rotation_pending = False
                 return
         except (OSError, sqlite3.Error, JournalError) as e:
@@ -1005,3 +1010,7 @@ def _wal_of(journal: Path) -> Path:
     """The ``-wal`` file of the journal's live file (beside the segment the link names)."""
     target = journal.resolve()
     return target.with_name(target.name + "-wal")
+
+
+def _announces_new_shoe(drafts: Sequence[Event]) -> bool:
+    return any(d.type == "shoe" and getattr(d, "event", None) == "new" for d in drafts)

@@ -87,6 +87,11 @@ class JournalReplay:
                 if after_seq > last:
                     raise ReplayRequestError(f'"after_seq" {after_seq} is beyond the journal\'s last seq {last}',
                                              "beyond-end")
+                first = reader.first_seq
+                if after_seq < first - 1:
+                    raise ReplayRequestError(
+                        f"seqs up to {first - 1} were pruned from this table's journal once the studio "
+                        f"archive held them; ask the archive, or ask after seq {first - 1}", "pruned")
                 prev = GENESIS_HASH if after_seq == 0 else reader.hash_at(after_seq)
                 if prev is None:
                     raise ReplayRequestError(f"seq {after_seq} is not in the journal", "beyond-end")
