@@ -17,8 +17,8 @@ from table_controller.rules import load_game
 from table_controller.rules.cards import parse_cards
 
 TRIGGERS_GONE = [
-    "append-only trigger 'events_are_append_only_update' was removed from the file",
-    "append-only trigger 'events_are_append_only_delete' was removed from the file",
+    "the file no longer refuses UPDATE of events: an append-only trigger was removed",
+    "the file no longer refuses DELETE from events: an append-only trigger was removed",
 ]
 #: Player 4H 3D (7) against banker KS 2C 9H (1): player wins (see test_cli_rules).
 PLAYER_WINS = parse_cards(["4H", "KS", "3D", "2C", "9H", "5S"])

@@ -84,17 +84,58 @@ BEGIN SELECT RAISE(ABORT, 'carried events are fixed at rotation: INSERT refused'
 CarriedRow = Sequence[Any]
 
 REQUIRED_META = ("format", "table", "game")
-APPEND_ONLY_TRIGGERS = ("events_are_append_only_update", "events_are_append_only_delete")
-#: Format 2 also refuses an INSERT at or below the last seq (``INSERT OR REPLACE`` would
-#: otherwise overwrite a row without firing the DELETE trigger).
-FORMAT_2_TRIGGERS = ("events_are_append_only_insert",)
-CARRIED_TRIGGERS = ("carried_is_fixed_update", "carried_is_fixed_delete", "carried_is_fixed_insert")
 
 
-def required_triggers(file_format: str | None, has_carried: bool) -> tuple[str, ...]:
-    """The triggers a journal file of this format must still hold."""
-    names = APPEND_ONLY_TRIGGERS + (FORMAT_2_TRIGGERS if file_format != "1" else ())
-    return names + (CARRIED_TRIGGERS if has_carried else ())
+def unguarded_changes(conn: sqlite3.Connection, file_format: str | None, has_carried: bool) -> list[str]:
+    """The changes a journal file no longer refuses (empty when its triggers are intact).
+
+    Tried, not looked up by name: the file's own tables and triggers are recreated in an
+    empty database in memory, sample rows put in, and each change attempted there. So a
+    file written by another implementation with triggers of other names is judged by what
+    they do. Format 1 must refuse UPDATE and DELETE of events; format 2 also an INSERT
+    at or below the last seq; a file with ``carried`` any change of it.
+    """
+    rows = conn.execute(
+        "SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'trigger') "
+        "AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    sample = "INSERT INTO {}(seq, ts, type, round, body, hash) VALUES ({}, 't', 'x', NULL, 'b', 'h')"
+    checks = [("UPDATE of events", "UPDATE events SET body = 'c' WHERE seq = 1"),
+              ("DELETE from events", "DELETE FROM events WHERE seq = 1")]
+    if file_format != "1":
+        checks.append(("an INSERT at or below the last seq of events (INSERT OR REPLACE)",
+                       sample.replace("INSERT", "INSERT OR REPLACE", 1).format("events", 1)))
+    if has_carried:
+        checks += [("UPDATE of carried", "UPDATE carried SET body = 'c' WHERE seq = 1"),
+                   ("DELETE from carried", "DELETE FROM carried WHERE seq = 1"),
+                   ("INSERT into carried", sample.format("carried", 3))]
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        for kind, sql in rows:
+            if kind == "table":
+                mem.execute(sql)
+        for table in ("events", "carried") if has_carried else ("events",):
+            for seq in (1, 2):
+                mem.execute(sample.format(table, seq))
+        for kind, sql in rows:
+            if kind == "trigger":
+                mem.execute(sql)
+        unguarded = []
+        for what, sql in checks:
+            mem.execute("SAVEPOINT attempt")
+            try:
+                mem.execute(sql)
+                unguarded.append(what)
+            except sqlite3.DatabaseError:
+                pass
+            finally:
+                mem.execute("ROLLBACK TO attempt")
+                mem.execute("RELEASE attempt")
+        return unguarded
+    except sqlite3.DatabaseError as e:
+        return [f"anything: its tables cannot be recreated to try its triggers ({e})"]
+    finally:
+        mem.close()
 
 
 def chain_hash(prev_hash: str, body: str) -> str:

@@ -43,7 +43,7 @@ from table_controller.journal.schema import (
     discard_unfinished_creation,
     is_empty_database,
     read_meta,
-    required_triggers,
+    unguarded_changes,
 )
 from table_controller.journal.segments import (
     SEGMENT_NAME,
@@ -175,11 +175,15 @@ class SegmentReader:
         lines = [str(r[0]) for r in self._query("PRAGMA quick_check")]
         return [] if lines == ["ok"] else lines
 
-    def missing_triggers(self) -> list[str]:
-        """Names of the append-only triggers that are no longer in the file (empty when intact)."""
-        present = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='trigger'")}
-        wanted = required_triggers(self._meta.get("format"), self._has_carried())
-        return [name for name in wanted if name not in present]
+    def unguarded_changes(self) -> list[str]:
+        """The changes this file no longer refuses, its triggers tried (empty when intact)."""
+        with self._lock:
+            if self._conn is None:
+                raise JournalError(f"journal {self.path}: used after close()")
+            try:
+                return unguarded_changes(self._conn, self._meta.get("format"), self._has_carried())
+            except sqlite3.Error as e:
+                raise JournalError(f"journal {self.path}: cannot read its schema: {e}") from e
 
     def _has_carried(self) -> bool:
         return bool(self._query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='carried'"))
@@ -445,14 +449,14 @@ class JournalReader:
             lines += [prefix + line for line in self.segment_reader(segment).quick_check()]
         return lines
 
-    def missing_triggers(self) -> list[str]:
-        """Append-only triggers no longer in a segment (empty when intact)."""
+    def unguarded_changes(self) -> list[str]:
+        """The changes a segment no longer refuses (empty when every trigger is intact)."""
         found = self.segments()
-        missing = []
+        unguarded = []
         for segment in found:
             where = f" (segment {segment.name})" if len(found) > 1 else ""
-            missing += [name + where for name in self.segment_reader(segment).missing_triggers()]
-        return missing
+            unguarded += [what + where for what in self.segment_reader(segment).unguarded_changes()]
+        return unguarded
 
     def records(
         self,
@@ -800,16 +804,12 @@ class Journal(SegmentReader):
         """Raise JournalBroken naming the first bad seq unless seqs run 1, 2, 3 ... with
         every hash equal to sha256(previous hash + text) and the append-only triggers in
         place. ``since``: (seq, hash) verified before: check that row and onwards only."""
-        with self._lock:
-            assert self._conn is not None
-            present = {r[0] for r in self._conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='trigger'")}
-        wanted = required_triggers(self._meta.get("format"), self._has_carried())
-        missing = [name for name in wanted if name not in present]
+        unguarded = self.unguarded_changes()
         where = f"journal {self.path}"
         how = f"inspect it with: table-controller journal verify --journal {self.path}"
-        if missing:
-            raise JournalBroken(f"{where}: append-only trigger {missing[0]!r} was removed; {how}")
+        if unguarded:
+            raise JournalBroken(f"{where}: an append-only trigger was removed: the file no longer refuses "
+                                f"{unguarded[0]}; {how}")
         expected, prev = self.first_seq, self.prev_hash
         if since is not None and since[0] == self.first_seq - 1 and since[1] != self.prev_hash:
             raise JournalBroken(

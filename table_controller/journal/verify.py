@@ -94,8 +94,8 @@ def verify_journal(
         present = reader.segments()
         for segment in present:
             where = f"segment file {segment.name}" if len(present) > 1 else "the file"
-            for name in reader.segment_reader(segment).missing_triggers():
-                problems.add(f"append-only trigger {name!r} was removed from {where}")
+            for what in reader.segment_reader(segment).unguarded_changes():
+                problems.add(f"{where} no longer refuses {what}: an append-only trigger was removed")
         default_variant = reader.variant or reader.game
         audit = RoundAudit(
             default_variant=default_variant, variants_dir=variants_dir, report=problems.add
