@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table_controller.event_types import Event, numbered, stamped
 from table_controller.journal import Journal, JournalReader, verify_journal
-from table_controller.journal.errors import JournalBroken
+from table_controller.journal.errors import JournalBroken, JournalError
 from table_controller.journal.segments import (
     RotationPolicy,
     carried_records,
@@ -547,3 +549,58 @@ def test_a_first_rotation_killed_after_its_hard_link_completes_the_next_time(tmp
         play(journal, 1, clock=clock, first=2)
         assert journal.segment_number == 2
     assert verify_journal(path).ok
+
+
+@pytest.mark.parametrize("damage", ["garbage segment", "garbage xz"])
+def test_a_damaged_segment_is_a_problem_and_the_others_are_still_checked(tmp_path: Path, damage: str) -> None:
+    path = rotated(tmp_path)
+    segments = list_segments(path)
+    if damage == "garbage segment":
+        segments[1].path.write_bytes(b"not a journal" * 200)
+        bad = segments[1]
+    else:
+        segments[0].path.unlink()
+        (segments[0].path.with_name(segments[0].path.name + ".xz")).write_bytes(b"not xz")
+        bad = segments[0]
+    report = verify_journal(path)
+    assert not report.ok
+    assert any(p.startswith(f"segment file {bad.name} cannot be read") for p in report.problems), report.problems
+    assert report.results_checked >= 4  # the rounds of the segments that read
+    assert report.last_seq == all_records_after(path, segments[-1])
+    with JournalReader(path) as reader, pytest.raises(JournalError, match=bad.name):
+        list(reader.records())
+
+
+def all_records_after(path: Path, live: Any) -> int:
+    with JournalReader(path) as reader:
+        return reader.segment_reader(live).last_seq
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400), names=st.lists(st.text(min_size=1, max_size=40), max_size=5))
+def test_a_hostile_segments_folder_never_crashes_the_readers(text: str, names: list[str]) -> None:
+    """pruned.jsonl and the folder's file names are read from disk: anything there is
+    skipped or refused, never an exception other than a JournalError."""
+    import tempfile
+
+    from table_controller.journal.segments import read_pruned
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "T01.sqlite"
+        with Journal(path, table="T01", game="baccarat", rotation=SHOE):
+            pass
+        folder = segments_dir(path)
+        (folder / "pruned.jsonl").write_text(text)
+        for name in names:
+            clean = name.replace("/", "_").replace("\x00", "_")
+            if clean in (".", ".."):
+                continue
+            try:
+                (folder / clean).write_bytes(text.encode("utf-8", "replace"))
+            except OSError:
+                continue
+        assert all(isinstance(p.last_seq, int) for p in read_pruned(path))
+        try:
+            verify_journal(path)
+        except JournalError:
+            pass

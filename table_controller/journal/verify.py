@@ -27,7 +27,7 @@ from table_controller.journal.errors import JournalError
 from table_controller.journal.round_check import RoundAudit
 from table_controller.journal.schema import GENESIS, chain_hash
 from table_controller.journal.segments import PrunedSegment, Segment, read_pruned
-from table_controller.journal.store import JournalReader, JournalRecord
+from table_controller.journal.store import JournalReader, JournalRecord, SegmentReader
 
 #: The report keeps this many problems and counts the rest.
 MAX_PROBLEMS = 1000
@@ -88,20 +88,22 @@ def verify_journal(
     """
     problems = _Problems()
     with JournalReader(path) as reader:
-        total = reader.event_count()
-        for line in _quick_check(reader):
-            problems.add(f"SQLite integrity check: {line}")
         present = reader.segments()
-        for segment in present:
+        readable = _readable(reader, present, problems)
+        total = sum(reader.segment_reader(s).event_count() for s in readable)
+        for segment in readable:
             where = f"segment file {segment.name}" if len(present) > 1 else "the file"
-            for what in reader.segment_reader(segment).unguarded_changes():
+            own = reader.segment_reader(segment)
+            for line in _quick_check(own):
+                problems.add(f"SQLite integrity check{' of ' + where if len(present) > 1 else ''}: {line}")
+            for what in own.unguarded_changes():
                 problems.add(f"{where} no longer refuses {what}: an append-only trigger was removed")
         default_variant = reader.variant or reader.game
         audit = RoundAudit(
             default_variant=default_variant, variants_dir=variants_dir, report=problems.add
         )
         expected_seq, prev_hash = 1, GENESIS
-        segments = present
+        segments = readable
         pruned = read_pruned(reader.path)
         if segments and segments[0].first_seq > 1:
             expected_seq, prev_hash = _after_pruned(reader, segments[0], pruned, problems)
@@ -109,38 +111,51 @@ def verify_journal(
         for problem in _segment_problems(reader, segments, pruned):
             problems.add(problem)
         count = 0
-        try:
-            for record in reader.records():
-                if record.seq != expected_seq:
-                    missing = record.seq - expected_seq
-                    span = (f"seq {expected_seq}" if missing == 1
-                            else f"seqs {expected_seq}..{record.seq - 1}")
-                    problems.add(f"seq gap before seq {record.seq}: {span} missing "
-                                 f"({missing} event{'s' if missing > 1 else ''})")
-                if chain_hash(prev_hash, record.body) != record.hash:
-                    problems.add(
-                        f"seq {record.seq}: hash chain broken: the stored hash is not "
-                        "sha256(previous hash + stored text) (this event or its hash was changed, "
-                        "or the events before it were removed or reordered)"
-                    )
-                event = _check_text(record, reader, problems)
-                if event is not None:
-                    audit.add(record.seq, event)
-                prev_hash, expected_seq = record.hash, record.seq + 1
-                count += 1
-                if progress is not None and count % PROGRESS_EVERY == 0:
-                    progress(count, total)
-        except JournalError as e:
-            problems.add(f"reading stopped after seq {expected_seq - 1}: {e}")
+        for segment in segments:
+            try:
+                for record in reader.segment_reader(segment).records():
+                    if record.seq != expected_seq:
+                        missing = record.seq - expected_seq
+                        span = (f"seq {expected_seq}" if missing == 1
+                                else f"seqs {expected_seq}..{record.seq - 1}")
+                        problems.add(f"seq gap before seq {record.seq}: {span} missing "
+                                     f"({missing} event{'s' if missing > 1 else ''})")
+                    if chain_hash(prev_hash, record.body) != record.hash:
+                        problems.add(
+                            f"seq {record.seq}: hash chain broken: the stored hash is not "
+                            "sha256(previous hash + stored text) (this event or its hash was changed, "
+                            "or the events before it were removed or reordered)"
+                        )
+                    event = _check_text(record, reader, problems)
+                    if event is not None:
+                        audit.add(record.seq, event)
+                    prev_hash, expected_seq = record.hash, record.seq + 1
+                    count += 1
+                    if progress is not None and count % PROGRESS_EVERY == 0:
+                        progress(count, total)
+            except JournalError as e:
+                problems.add(f"reading stopped after seq {expected_seq - 1}: {e}")
         audit.finish()
         if checkpoints is not None:
             from table_controller.journal.checkpoints import check_checkpoints, load_checkpoints
 
             if verify_key is None:
                 raise JournalError("checking checkpoints needs the table's verify key (--verify-key)")
+            def hash_at(seq: int) -> str | None:
+                try:
+                    return reader.hash_at(seq)
+                except JournalError:
+                    return None  # in a segment that cannot be read (reported above)
+
+            def meta_at(seq: int) -> dict[str, str | None] | None:
+                try:
+                    return reader.meta_at(seq)
+                except JournalError:
+                    return None
+
             for problem in check_checkpoints(
                 load_checkpoints(checkpoints), verify_key, table=reader.table,
-                last_seq=expected_seq - 1, hash_at=reader.hash_at, meta_at=reader.meta_at,
+                last_seq=expected_seq - 1, hash_at=hash_at, meta_at=meta_at,
                 link_at_end=reader.link_state,
             ):
                 problems.add(problem)
@@ -162,6 +177,19 @@ def verify_journal(
             pruned_segments=len(pruned),
             first_seq=first_seq,
         )
+
+
+def _readable(reader: JournalReader, present: list[Segment], problems: _Problems) -> list[Segment]:
+    """The segments that open as journal files; each one that does not is a problem."""
+    readable = []
+    for segment in present:
+        try:
+            reader.segment_reader(segment).event_count()
+        except JournalError as e:
+            problems.add(f"segment file {segment.name} cannot be read: {e}")
+            continue
+        readable.append(segment)
+    return readable
 
 
 def _after_pruned(
@@ -192,6 +220,7 @@ def _segment_problems(
     """Each segment is what its name says (number, first seq), the numbers run on, and the
     events it carries are those of the earlier segments still present."""
     pruned_numbers = {item.number for item in pruned}
+    everything = reader.segments()
     for k, segment in enumerate(segments):
         own = reader.segment_reader(segment)
         if own.segment_number != segment.number or own.first_seq != segment.first_seq:
@@ -207,16 +236,18 @@ def _segment_problems(
                        f"ends at seq {before.last_seq} with {before.last_hash[:16]}...")
         if k == 0 and segment.number > 1 and not set(range(1, segment.number)) <= pruned_numbers:
             yield f"segments before {segment.name} are missing and not recorded as pruned"
+        readable = {s.number for s in segments}
         for row in own.carried():
-            if row.seq < segments[0].first_seq:
-                continue  # its segment was pruned: the archive holds it
-            stored = next(reader.records(row.seq - 1, until_seq=row.seq), None)
+            holder = next((s for s in reversed(everything) if s.first_seq <= row.seq), None)
+            if holder is None or holder.number not in readable or holder.number == segment.number:
+                continue  # its segment was pruned (the archive holds it) or cannot be read
+            stored = next(reader.segment_reader(holder).records(row.seq - 1, until_seq=row.seq), None)
             if stored is None or (stored.body, stored.hash) != (row.body, row.hash):
                 yield (f"segment {segment.name}: carried event seq {row.seq} is not the event "
                        "the earlier segment holds at that seq")
 
 
-def _quick_check(reader: JournalReader) -> list[str]:
+def _quick_check(reader: SegmentReader) -> list[str]:
     try:
         return reader.quick_check()
     except JournalError as e:
