@@ -290,12 +290,12 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
     signing_key = j.get("signing_key", str, None)
     checkpoint_file = j.get("checkpoints", str, None)
     rotate = j.get("rotate", str, "never")
-    segment_mb = j.get("segment_mb", int, 256)
+    segment_mb = j.get("segment_mb", (int, float), 256)
     j.finish()
     if rotate not in ROTATE_EVERY:
         raise ConfigError(f"{where}: journal.rotate must be one of {', '.join(ROTATE_EVERY)}, not {rotate!r}")
-    if isinstance(segment_mb, bool) or not 1 <= segment_mb <= 65536:
-        raise ConfigError(f"{where}: journal.segment_mb must be a whole number of MB from 1 to 65536")
+    if isinstance(segment_mb, bool) or not 0.01 <= segment_mb <= 65536:
+        raise ConfigError(f"{where}: journal.segment_mb must be a number of MB from 0.01 to 65536")
     if (signing_key is None) != (checkpoint_file is None):
         raise ConfigError(f"{where}: journal.signing_key and journal.checkpoints go together")
     checkpoints = (
@@ -373,7 +373,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path = Path(".")) -> Ta
         rig_ops=rig_ops,
         evidence=evidence,
         metrics_listen=metrics_listen,
-        journal_rotation=RotationPolicy(cast(RotateEvery, rotate), segment_mb * 1024 * 1024),
+        journal_rotation=RotationPolicy(cast(RotateEvery, rotate), int(segment_mb * 1024 * 1024)),
     )
     _check_variant(config)
     return config

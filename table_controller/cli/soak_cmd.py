@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the dealers' pause between cards (default 0)",
     )
     soak.add_argument(
+        "--segment-kb", type=int, default=64, metavar="KB",
+        help="every table's journal rotates when its live segment reaches this size, so kills land "
+        "in rotations too (docs/journal.md, Segments); 0: one journal file (default 64)",
+    )
+    soak.add_argument(
         "--camera-tables", type=int, default=1, metavar="N",
         help="the first N tables also have a simulated overhead camera (cards count when shoe and "
         "camera agree; camera faults blackout and mismatch happen there). Needs the card art "
@@ -128,6 +133,7 @@ def run_soak_command(args: argparse.Namespace) -> int:
         pace=args.pace,
         subscribers=args.subscribers,
         camera_tables=args.camera_tables,
+        segment_kb=args.segment_kb,
         camera_deck=args.camera_deck,
         line_tables=args.line_tables,
         hostile=args.hostile,

@@ -109,14 +109,26 @@ class JournalRows:
         return self.events[-1].seq if self.events else 0
 
 
+def _journal_files(path: Path) -> list[Path]:
+    """The journal's files in order: the one file, or every segment up to the one the
+    journal's link names (docs/journal.md: ``<journal>.segments/NNNNNN-FIRST.sqlite``)."""
+    if not path.is_symlink():
+        return [path]
+    live = path.resolve()
+    return sorted(p for p in path.with_name(path.name + ".segments").glob("*.sqlite") if p.name <= live.name)
+
+
 def read_journal(path: Path, table: str, result: CheckResult) -> JournalRows:
-    """Read every row with plain SQLite (read-only), recompute the hash chain and the seq, and
-    decode each stored text as a typed event (a row that is not one is a problem, and left out)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = conn.execute("SELECT seq, body, hash FROM events ORDER BY seq").fetchall()
-    finally:
-        conn.close()
+    """Read every row with plain SQLite (read-only; every segment in order), recompute the hash
+    chain and the seq, and decode each stored text as a typed event (a row that is not one is a
+    problem, and left out)."""
+    rows = []
+    for part in _journal_files(path):
+        conn = sqlite3.connect(f"file:{part}?mode=ro", uri=True)
+        try:
+            rows += conn.execute("SELECT seq, body, hash FROM events ORDER BY seq").fetchall()
+        finally:
+            conn.close()
     prev, expected = GENESIS, 1
     events: list[Event] = []
     for seq, body, stored in rows:

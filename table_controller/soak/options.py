@@ -97,12 +97,15 @@ class SoakOptions:
     hostile: int = 0  # hostile clients sending garbage to every endpoint (soak/hostile.py)
     archive: str | None = None  # "postgresql" or "sqlite": the archive and studio API beside (soak/archive_side.py)
     archive_chaos_every: float = 5.0  # seconds between the archive side's kills and cuts (randomised)
+    segment_kb: int = 64  # journals rotate at this size, so kills land in rotations too; 0: one file
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:
             raise ConfigError(f"--tables {self.tables}: must be 1..99")
         if self.rounds < 1:
             raise ConfigError(f"--rounds {self.rounds}: must be at least 1")
+        if self.segment_kb != 0 and not 11 <= self.segment_kb <= 65536:
+            raise ConfigError(f"--segment-kb {self.segment_kb}: must be 0 (one file) or 11..65536")
         if self.camera_tables < 0:
             raise ConfigError(f"--camera-tables {self.camera_tables}: must be 0 or more")
         if not 0 <= self.line_tables <= self.tables:

@@ -267,6 +267,7 @@ class Soak:
             result_seconds=o.result_seconds,
             camera_deck=o.camera_deck if k <= o.camera_tables else None,
             protocol="lines" if line_table else "slp1",
+            segment_kb=o.segment_kb,
         )
         controller = ControllerProcess(
             [python, "-m", "table_controller", "-vv", "run", "--config", str(config)], log_file
