@@ -197,6 +197,8 @@ class ArchiveFollower:
                 except Exception:
                     log.exception("archive: the alert itself could not be kept")
                 turns.append(CatchUp(source.table, 0, -1, None, f"{type(e).__name__}: {e}"))
+        if self._unwritten and any(t.problem is None for t in turns):
+            self._write_alerts()  # the store answered this turn (it may not have at its start)
         return turns
 
     def run(self, stop: threading.Event, poll: float = 0.5) -> None:
