@@ -576,7 +576,7 @@ def all_records_after(path: Path, live: Any) -> int:
         return reader.segment_reader(live).last_seq
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(text=st.text(max_size=400), names=st.lists(st.text(min_size=1, max_size=40), max_size=5))
 def test_a_hostile_segments_folder_never_crashes_the_readers(text: str, names: list[str]) -> None:
     """pruned.jsonl and the folder's file names are read from disk: anything there is

@@ -128,8 +128,8 @@ class ArchiveSide:
                 self.studio.kill_and_restart()
             elif action == "kill-postgresql" and self.pg is not None:
                 self.pg.kill()
-                self._stop.wait(self.rng.uniform(1.0, 3.0))
-                self.pg.start()
+                if not self._stop.wait(self.rng.uniform(1.0, 3.0)):
+                    self.pg.start()  # (stopping: check() starts it, close() must not)
             elif action == "cut-table" and self.relay is not None:
                 self.relay.cut()
                 self._stop.wait(self.rng.uniform(1.5, 4.0))
@@ -254,6 +254,8 @@ class ArchiveSide:
 
     def close(self) -> None:
         self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)  # a chaos step under way must not start PostgreSQL after close
         for name, proc in (("archive", self.archive), ("studio", self.studio)):
             if proc is not None:
                 proc.stop()
