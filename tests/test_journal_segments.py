@@ -399,7 +399,7 @@ def test_a_simulated_table_rotates_restarts_on_its_live_segment_and_verifies(tmp
     from table_controller.sim.table import SimOptions, SimulatedTable
 
     path = tmp_path / "T01.sqlite"
-    rotation = RotationPolicy("size", max_bytes=48 * 1024)
+    rotation = RotationPolicy("size", max_bytes=20 * 1024)
     first = SimulatedTable(SimOptions(rounds=12, speed=0, seed=3, journal=path, journal_rotation=rotation)).run()
     assert first.results + first.voids == 12
     segments = list_segments(path)
@@ -604,3 +604,17 @@ def test_a_hostile_segments_folder_never_crashes_the_readers(text: str, names: l
             verify_journal(path)
         except JournalError:
             pass
+
+
+def test_what_a_segment_carries_does_not_count_towards_its_size(tmp_path: Path) -> None:
+    """A long shoe makes each new segment carry more; with a small size the segments would
+    otherwise fill with carried events alone and rotate at every round (seen in the soak)."""
+    path, clock = tmp_path / "T01.sqlite", TickingClock()
+    with Journal(path, table="T01", game="baccarat", rotation=RotationPolicy("size", max_bytes=40 * 1024)) as journal:
+        play(journal, 30, clock=clock)
+    with JournalReader(path) as reader:
+        segments = reader.segments()
+        carried = max(len(reader.segment_reader(s).carried()) for s in segments)
+    assert carried > 150  # the shoe's events: more than a segment's size by themselves
+    assert 2 <= len(segments) <= 10, len(segments)
+    assert verify_journal(path).ok

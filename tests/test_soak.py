@@ -73,7 +73,7 @@ def test_short_soak_with_every_fault_and_kills_keeps_every_promise(tmp_path: Pat
     )
     for table in ("T01", "T02", "T03", "T04"):  # journals, configurations and logs were kept
         assert (tmp_path / "soak" / f"{table}.sqlite").is_file()
-        # every journal rotated (64 KB segments), kills falling between and in rotations
+        # every journal rotated (32 KB segments), kills falling between and in rotations
         assert len(list((tmp_path / "soak" / f"{table}.sqlite.segments").glob("*.sqlite"))) >= 3
 
 

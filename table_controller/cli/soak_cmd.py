@@ -64,9 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="the dealers' pause between cards (default 0)",
     )
     soak.add_argument(
-        "--segment-kb", type=int, default=64, metavar="KB",
+        "--segment-kb", type=int, default=32, metavar="KB",
         help="every table's journal rotates when its live segment reaches this size, so kills land "
-        "in rotations too (docs/journal.md, Segments); 0: one journal file (default 64)",
+        "in rotations too (docs/journal.md, Segments); 0: one journal file (default 32)",
     )
     soak.add_argument(
         "--camera-tables", type=int, default=1, metavar="N",

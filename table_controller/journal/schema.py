@@ -219,6 +219,9 @@ def create_schema(
             conn.execute(
                 "INSERT INTO link(id, boot_id, shoe_seq, event_seq) VALUES (1, ?, ?, ?)", link)
         conn.execute(CARRIED_SEALED)
+        if carried:  # what the segment holds before its first event (its size trigger counts from here)
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute("INSERT INTO meta(key, value) VALUES ('base_pages', ?)", (str(pages),))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -679,7 +679,12 @@ class Journal(SegmentReader):
                 leftover.unlink(missing_ok=True)
 
     def _track_live_segment(self) -> None:
-        """What the rotation triggers need to know about the live segment (read once at open)."""
+        """What the rotation triggers need to know about the live segment (read once at open).
+
+        The size trigger counts the segment's own events, not what it carries: a segment
+        whose carried events alone reach the size would otherwise rotate at every round."""
+        page_size = int(self._query("PRAGMA page_size")[0][0])
+        self._carried_bytes = int(self._meta.get("base_pages") or 0) * page_size
         self._segment_has_cards = bool(self._query("SELECT 1 FROM events WHERE type = 'card' LIMIT 1"))
         first = self._query("SELECT ts FROM events ORDER BY seq LIMIT 1")
         self._segment_day: str | None = str(first[0][0])[:10] if first else None
@@ -699,16 +704,15 @@ class Journal(SegmentReader):
             return True
         if every == "day" and self._segment_day is not None and str(drafts[0].ts)[:10] != self._segment_day:
             return True
-        return self._live_bytes() >= self.rotation.max_bytes
+        return self._live_bytes() - self._carried_bytes >= self.rotation.max_bytes
 
     def _live_bytes(self) -> int:
-        size = 0
-        for part in (self.path.resolve(), _wal_of(self.path)):
-            try:
-                size += part.stat().st_size
-            except OSError:
-                pass
-        return size
+        """The live segment's size as SQLite sees it (pages in the file and in the WAL: a WAL
+        holds old copies of pages too, so its bytes would overstate the segment)."""
+        assert self._conn is not None
+        pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+        size = self._conn.execute("PRAGMA page_size").fetchone()[0]
+        return int(pages) * int(size)
 
     def rotate(self) -> bool:
         """Close the live segment and start the next one now (between rounds only).
@@ -758,7 +762,7 @@ class Journal(SegmentReader):
         self._conn = conn
         configure_writer(conn, self.path)
         self._meta = read_meta(conn, self.path)
-        self._segment_has_cards, self._segment_day = False, None
+        self._track_live_segment()
         log.info("journal %s: segment %d closed at seq %d; segment %d started (%d events carried)",
                  self.path, number, last_seq, number + 1, len(carried))
         return True
@@ -1004,12 +1008,6 @@ class Journal(SegmentReader):
 
     def __enter__(self) -> Journal:
         return self
-
-
-def _wal_of(journal: Path) -> Path:
-    """The ``-wal`` file of the journal's live file (beside the segment the link names)."""
-    target = journal.resolve()
-    return target.with_name(target.name + "-wal")
 
 
 def _announces_new_shoe(drafts: Sequence[Event]) -> bool:

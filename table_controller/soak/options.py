@@ -97,7 +97,7 @@ class SoakOptions:
     hostile: int = 0  # hostile clients sending garbage to every endpoint (soak/hostile.py)
     archive: str | None = None  # "postgresql" or "sqlite": the archive and studio API beside (soak/archive_side.py)
     archive_chaos_every: float = 5.0  # seconds between the archive side's kills and cuts (randomised)
-    segment_kb: int = 64  # journals rotate at this size, so kills land in rotations too; 0: one file
+    segment_kb: int = 32  # journals rotate at this size, so kills land in rotations too; 0: one file
 
     def __post_init__(self) -> None:
         if not 1 <= self.tables <= 99:
