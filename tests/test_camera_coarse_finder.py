@@ -9,9 +9,10 @@ import functools
 
 import cv2
 import numpy as np
-from cardart import deck_or_skip
+from cardart import deck_or_skip, templates_for
 
 from calibration.layout import load_layout
+from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from firmware_interfaces.camera.finder import (
     CALIBRATION_PX_PER_MM,
@@ -20,6 +21,7 @@ from firmware_interfaces.camera.finder import (
     CardFinder,
     learn_empty_table,
 )
+from firmware_interfaces.camera.recognizer import Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
 
 
@@ -121,3 +123,17 @@ def test_the_finer_search_near_a_card_finds_it_again_and_nothing_far_from_it() -
                 x, y = fine.to_table(f.outlines[0].mean(axis=0))
                 assert abs(x - t.centre_mm[0]) <= WINDOW_MM / 2 and abs(y - t.centre_mm[1]) <= WINDOW_MM / 2
 
+
+def test_with_and_without_the_second_pass_no_card_is_read_wrong_and_the_second_pass_loses_none() -> None:
+    templates = templates_for("svg-cards")
+    for tf in _fair_frames():
+        plane = calibrate_from_markers(tf.empty, tf.layout)
+        printed, empty_table = learn_empty_table(plane, tf.layout, tf.empty)
+        cal = Calibration(plane, templates, printed=printed, empty_table=empty_table)
+        reads = []
+        for second in (False, True):
+            readings = Recognizer(cal, tf.layout, second_pass=second).recognize(tf.scene.image)
+            codes = {r.code for r in readings if r.code is not None}
+            assert codes <= {t.code for t in tf.scene.cards}
+            reads.append(codes)
+        assert reads[0] <= reads[1]
