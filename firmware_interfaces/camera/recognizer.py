@@ -206,15 +206,13 @@ class Recognizer:
             if not any(_same_card(centre, look.centre) for look in done):
                 again.append(self._look(frame, self.fine_finder, found, centre))
         done += [look for look in again if look.read]
-        # a doubtful card the second pass did not read gets its full read from its first outlines
+        # a doubtful card the second pass did not find gets its full read from its first outlines;
+        # one it found and could not read stays unread: the coarser outlines are no better (a
+        # full read of a 7C's coarse outline, a few mm off, read it 7S)
         for look in doubtful:
-            if any(_same_card(look.centre, other.centre) for other in done):
-                continue
-            full = self._look(frame, self.finder, look.found, look.centre)
-            if full.read or not any(_same_card(look.centre, other.centre) for other in again):
-                done.append(full)
-        # and a card unread either way is reported once
-        done += [look for look in again if not look.read and not any(_same_card(look.centre, d.centre) for d in done)]
+            if not any(_same_card(look.centre, other.centre) for other in done + again):
+                done.append(self._look(frame, self.finder, look.found, look.centre))
+        done += [look for look in again if not look.read]
         return [look.reading for look in done if look.reading is not None]
 
     def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
