@@ -25,9 +25,10 @@ class TemplateCapture:
 
     def __init__(self, plane: TablePlane, layout: Layout,
                  progress: Callable[[int, int, str], None] | None = None):
-        from firmware_interfaces.camera.finder import CardFinder
+        from firmware_interfaces.camera.finder import CALIBRATION_PX_PER_MM, CardFinder
 
-        self.finder = CardFinder(plane, layout)
+        # the template is cut along the finder's outline: the finest view, not the live one's
+        self.finder = CardFinder(plane, layout, px_per_mm=CALIBRATION_PX_PER_MM)
         self.faces: dict[str, np.ndarray] = {}
         self.progress = progress
 

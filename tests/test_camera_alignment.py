@@ -93,7 +93,8 @@ def test_a_card_whose_outline_is_millimetres_off_is_still_read_and_never_read_wr
     read = wrong = 0
     for tf in _fair_frames():
         plane = calibrate_from_markers(tf.empty, tf.layout)
-        rec = Recognizer(Calibration(plane, templates), tf.layout)
+        # the off outlines alone: no second search of the frame that would find the true ones
+        rec = Recognizer(Calibration(plane, templates), tf.layout, second_pass=False)
         rec.finder = _OffOutlines(tf)  # type: ignore[assignment]
         readings = rec.recognize(tf.scene.image)
         for t, r in zip(tf.scene.cards, readings, strict=True):

@@ -11,7 +11,7 @@ from cardart import deck_or_skip, templates_for
 from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
-from firmware_interfaces.camera.finder import CardFinder, learn_empty_table
+from firmware_interfaces.camera.finder import CALIBRATION_PX_PER_MM, CardFinder, learn_empty_table
 from firmware_interfaces.camera.recognizer import Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
 from firmware_interfaces.camera.scoring import Score
@@ -82,7 +82,7 @@ def test_without_the_empty_table_a_card_over_its_line_is_still_never_read_wrong(
 def test_a_card_left_on_the_table_at_calibration_is_not_taken_for_print() -> None:
     tf = _lines_under_cards()[0]
     plane = calibrate_from_markers(tf.empty, tf.layout)
-    finder = CardFinder(plane, tf.layout)
+    finder = CardFinder(plane, tf.layout, px_per_mm=CALIBRATION_PX_PER_MM)  # as calibration makes it, 1 px/mm
     from_empty = finder.printed_structure(tf.empty) > 0
     with_cards = finder.printed_structure(tf.scene.image) > 0
     extra = with_cards & ~from_empty

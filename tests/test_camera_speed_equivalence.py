@@ -17,7 +17,9 @@ from firmware_interfaces.camera.finder import (
     _INSIDE_MM,
     _OUTSIDE_MM,
     _SIDE_POINTS,
+    COVER_BLUR_MM,
     COVER_STEP,
+    FIND_PX_PER_MM,
     CardFinder,
     _channel_max,
     _EmptyTable,
@@ -116,8 +118,9 @@ def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_compariso
     against = finder._against_empty(table, ref)
     assert against is not None
     # the whole table, as the comparison was first written
-    now = cv2.GaussianBlur(table, (0, 0), 1.0)
-    gain = np.median(now[::4, ::4][finder._bare], axis=0) / finder._empty_felt
+    now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * FIND_PX_PER_MM)
+    k = finder._stride
+    gain = np.median(now[::k, ::k][finder._bare], axis=0) / finder._empty_felt
     scale = (*gain.tolist(), 0.0)
     hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload]
     lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload]

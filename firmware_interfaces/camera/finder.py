@@ -53,16 +53,24 @@ log = logging.getLogger(__name__)
 MARKER_MARGIN_MM = 12.0
 #: Whiteness step (0..255) a card's border must show over the felt around it.
 PAPER_CONTRAST = 25.0
-#: Resolution of the top-down view cards are looked for in.
-FIND_PX_PER_MM = 1.0
+#: Resolution of the top-down view cards are looked for in: 2 mm a pixel (a card is about 31 x 44
+#: px). Every setting below is in mm of the table, or in pixels of a grid whose cells are given
+#: in mm, so it means the same at any working resolution (``CardFinder(px_per_mm=...)``).
+FIND_PX_PER_MM = 0.5
+#: Resolution of the maps of the empty table that calibration keeps (``printed.png``,
+#: ``empty_table.png``); the finder shrinks them to its own.
+CALIBRATION_PX_PER_MM = 1.0
 #: Printed lines, letters and chip stripes up to about this wide (mm) are opened away.
 LINE_MM = 5.0
 #: Whiteness steps over the felt (0..255) and colour distances from it that cut cards out.
 PAPER_STEPS = (25, 45, 70, 100)
 FELT_DISTANCES = (45, 80)
-#: A step in whiteness this sharp (0..255 across 3 px) is an edge that cuts the paper masks.
+#: A step in whiteness this sharp (0..255 across EDGE_MM of the table, at least 2 px) is an edge
+#: that cuts the paper masks.
 EDGE_STEP = 30
-#: How far inside the card an edge-cut outline lies, px of the top-down view.
+EDGE_MM = 3.0
+#: How far inside the card an edge-cut outline lies, px of a top-down view whose edges are
+#: measured across 3 px (scaled with the edges' own width in px).
 EDGE_CUT_PX = 1.5
 #: Below a blob's own paper level, the levels it is cut again at to free a card from it.
 SPLIT_DROPS = (20, 35, 50, 70)
@@ -71,22 +79,38 @@ SPLIT_DROPS = (20, 35, 50, 70)
 PRINT_STEP = 35
 PRINT_MIN_PX = 30
 BODY_MM = 15.0
-#: A printed pixel whose colour moved this far (0..255, both views smoothed by COVER_BLUR px)
-#: from the empty table's, after the frame's exposure is matched, is covered by a card.
+#: A printed pixel whose colour moved this far (0..255, both views smoothed by COVER_BLUR_MM)
+#: from the empty table's, after the frame's exposure is matched, is covered by a card; any value
+#: of the empty table within the square of COVER_REACH_MM around it may be the one expected.
 COVER_STEP = 30.0
-COVER_BLUR = 1.0
-COVER_REACH_PX = 5
-#: The camera's shift since calibration (top-down px) is applied when phase correlation
+COVER_BLUR_MM = 1.0
+COVER_REACH_MM = 5.0
+#: The camera's shift since calibration (mm of the table) is applied when phase correlation
 #: finds one this clear, at least this large and at most this large. A weak response now and
 #: then moves the table the wrong way, but 0.1 instead of 0.05 lost 5 of 2,240 correct reads.
 SHIFT_RESPONSE = 0.05
-SHIFT_MIN_PX = 0.5
-SHIFT_MAX_PX = 12.0
+SHIFT_MIN_MM = 0.5
+SHIFT_MAX_MM = 12.0
+#: Closings in mm: one that gives back print found between card pixels, and one that joins
+#: paper with "not felt" (a court card's picture).
+BRIDGE_MM = 9.0
+JOIN_MM = 5.0
+#: Cells (mm) of the coarse grid the felt's level is estimated on, of the grid the shift is
+#: measured on, and the spacing of the samples of bare felt and of paper level.
+_COARSE_MM = 8
+_PHASE_MM = 2
+_SAMPLE_MM = 4.0
 #: How far the fourth side of a rectangle fitted in a slot may step *down* (0..255): glare on a
 #: card or its picture reaching the edge can leave one side without a step, and the fit
 #: then lies a few mm inside the card there, which the reader's alignment puts right (a
 #: fitted card is reported only if it is read).
 FOURTH_SIDE_DROP = 25.0
+#: A pixel of a view coarser than the calibration's is print when more than this share of the
+#: calibration's print mask covers it.
+PRINT_SHARE = 0.5
+#: A finer search near a card (CardFinder.find_near) looks at a square window this wide (mm)
+#: around its centre: the card at any angle, and room around it.
+WINDOW_MM = 170.0
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -131,6 +155,20 @@ class _EmptyTable:
 
 
 @dataclass(frozen=True)
+class Surroundings:
+    """What a search of the whole table measured in one frame that a finer search of a part of
+    it (:meth:`CardFinder.find_near`) takes as it is: the camera's shift since calibration
+    (mm), the felt's whiteness and colour on the coarse grid, and the exposure's gain over the
+    empty table per channel and on the coarse grid (None without the empty table)."""
+
+    shift_mm: tuple[float, float]
+    felt_white: np.ndarray
+    felt: np.ndarray
+    scale: tuple[float, float, float, float] | None
+    gain: np.ndarray | None
+
+
+@dataclass(frozen=True)
 class FoundCard:
     """One card-shaped object: its image outlines (TL, TR, BR, BL; best first, one per mask
     that cut it out) and whether it was only *fitted* into a slot (pass 3), in which case
@@ -151,18 +189,23 @@ class CardFinder:
     """
 
     def __init__(self, plane: TablePlane, layout: Layout, size_tolerance: float = 0.15,
-                 printed: np.ndarray | None = None, empty_table: np.ndarray | None = None):
+                 printed: np.ndarray | None = None, empty_table: np.ndarray | None = None,
+                 px_per_mm: float = FIND_PX_PER_MM):
         self.layout = layout
         self.size_tolerance = size_tolerance
         self._to_table = plane.image_to_table
         self._to_image = plane.table_to_image
         w, h = plane.image_size
         self._mask_size = (w, h)
-        s = FIND_PX_PER_MM
+        s = self._px_per_mm = px_per_mm
         self._scale = np.diag([s, s, 1.0])
         self._top_down = self._scale @ self._to_table
         self._from_top_down = self._to_image @ np.diag([1 / s, 1 / s, 1.0])
         self._size = (round(layout.width_mm * s), round(layout.height_mm * s))
+        c = CALIBRATION_PX_PER_MM
+        self._calibration_size = (round(layout.width_mm * c), round(layout.height_mm * c))
+        self._coarse = (max(1, round(layout.width_mm) // _COARSE_MM), max(1, round(layout.height_mm) // _COARSE_MM))
+        self._stride = max(1, round(_SAMPLE_MM * s))
         # where the camera sees the table at all, less a strip along the frame's edge
         seen = cv2.warpPerspective(np.full((h, w), 255, np.uint8), self._top_down, self._size,
                                    flags=cv2.INTER_NEAREST, borderValue=0)
@@ -176,29 +219,42 @@ class CardFinder:
         self._search = search
         self._printed: np.ndarray | None = None
         self._not_printed: np.ndarray | None = None
-        if printed is not None and printed.shape[:2] == (self._size[1], self._size[0]):
+        self._fine_printed: np.ndarray | None = None  # the print at the calibration's resolution
+        self._fine_hi: np.ndarray | None = None  # and the empty table's brightest around each pixel
+        if printed is not None and printed.shape[:2] == self._calibration_size[::-1]:
+            self._fine_printed = printed
+            # a working pixel is print if at least half of it is: the mask was grown by a pixel
+            # at calibration, and "any of it" would widen a slot's double line into a band that
+            # cuts the edge of a card lying over it
+            printed = self._from_calibration(printed)
+            printed = cv2.threshold(printed, PRINT_SHARE * 255, 255, cv2.THRESH_BINARY)[1]
+        if printed is not None and printed.shape[:2] == self._size[::-1]:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._bare: np.ndarray | None = None
         self._bare_at = np.zeros(0, np.intp)
         self._reference: _EmptyTable | None = None
-        self._empty_white: np.ndarray | None = None  # the empty table's whiteness, top-down
-        self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in
+        # the empty table's whiteness, top-down at the calibration's resolution (the felt's grain)
+        self._empty_white: np.ndarray | None = None
+        self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in (px)
+        #: what the last search of the whole table measured, for a finer search near a card
+        self.surroundings: Surroundings | None = None
         if self._printed is not None and self._not_printed is not None:
             self._reference = _EmptyTable(self._printed, self._not_printed)
         if empty_table is not None:
             empty_table = as_bgr(empty_table)
-            if self._reference is None or empty_table.shape[:2] != self._reference.printed.shape[:2]:
+            if self._reference is None or empty_table.shape[:2] != self._calibration_size[::-1]:
                 log.warning(
                     "the empty table (%s) is not used: it must come with the print mask, both %dx%d "
                     "(run `calibrate table` again)",
                     "x".join(map(str, empty_table.shape[1::-1])),
-                    self._size[0],
-                    self._size[1],
+                    self._calibration_size[0],
+                    self._calibration_size[1],
                 )
             else:
                 self._learn_empty_table(empty_table, self._reference)
-        self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
+        bridge = max(3, round(BRIDGE_MM * s) | 1)
+        self._bridge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (bridge, bridge))
         body = max(3, round(BODY_MM * s) | 1)
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
         card_w, card_h = layout.card_mm
@@ -207,27 +263,46 @@ class CardFinder:
         k = max(3, round(LINE_MM * s) | 1)
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         self._close_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-        self._join_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        edge = max(2, round(EDGE_MM * s))
+        self._edge_kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (edge, edge))
+        self._edge_cut_px = EDGE_CUT_PX * (edge - 1) / 2
+        join = max(3, round(JOIN_MM * s) | 1)
+        self._join_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (join, join))
+
+    def _from_calibration(self, image: np.ndarray) -> np.ndarray:
+        """A top-down map kept at :data:`CALIBRATION_PX_PER_MM`, at this finder's resolution."""
+        if image.shape[:2] == self._size[::-1]:
+            return image
+        return np.asarray(cv2.resize(image, self._size, interpolation=cv2.INTER_AREA))
 
     def _learn_empty_table(self, empty_table: np.ndarray, ref: _EmptyTable) -> None:
         """What every frame is compared with (see :meth:`_against_empty`, :meth:`_lined_up`)."""
-        self._empty_white = _channel_min(np.ascontiguousarray(empty_table, np.uint8))
-        empty = cv2.GaussianBlur(np.ascontiguousarray(empty_table, np.uint8), (0, 0), COVER_BLUR)
-        reach = np.ones((COVER_REACH_PX, COVER_REACH_PX), np.uint8)
+        empty_table = np.ascontiguousarray(empty_table, np.uint8)
+        self._empty_white = _channel_min(empty_table)
+        c = CALIBRATION_PX_PER_MM
+        fine_reach = max(3, round(COVER_REACH_MM * c) | 1)
+        fine_empty = cv2.GaussianBlur(empty_table, (0, 0), COVER_BLUR_MM * c)
+        self._fine_hi = cv2.dilate(fine_empty, np.ones((fine_reach, fine_reach), np.uint8))
+        empty = cv2.GaussianBlur(self._from_calibration(empty_table), (0, 0), COVER_BLUR_MM * self._px_per_mm)
+        r = max(3, round(COVER_REACH_MM * self._px_per_mm) | 1)
+        reach = np.ones((r, r), np.uint8)
         self._reference = _EmptyTable(ref.printed, ref.not_printed, cv2.dilate(empty, reach), cv2.erode(empty, reach))
-        sw, sh = max(1, self._size[0] // 8), max(1, self._size[1] // 8)
         self._empty_small = np.maximum(
-            cv2.resize(empty, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32), 4.0
+            cv2.resize(fine_empty, self._coarse, interpolation=cv2.INTER_AREA).astype(np.float32), 4.0
         )
-        bare = cv2.bitwise_and(ref.not_printed, self._search)[::4, ::4] > 0
+        k = self._stride
+        bare = cv2.bitwise_and(ref.not_printed, self._search)[::k, ::k] > 0
         if np.count_nonzero(bare) >= 50:
             self._bare = bare
-            # the same pixels as flat indexes of the full-size top-down table
+            # the same pixels as flat indexes of the whole top-down table
             ys, xs = np.nonzero(bare)
-            self._bare_at = (4 * ys * self._size[0] + 4 * xs).astype(np.intp)
-            self._empty_felt = np.maximum(np.median(empty[::4, ::4][bare], axis=0), 4.0)
-        self._half = (max(8, self._size[0] // 2), max(8, self._size[1] // 2))
-        self._empty_half = cv2.resize(_channel_min(empty), self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
+            self._bare_at = (k * ys * self._size[0] + k * xs).astype(np.intp)
+            self._empty_felt = np.maximum(np.median(empty[::k, ::k][bare], axis=0), 4.0)
+        width, height = round(self.layout.width_mm), round(self.layout.height_mm)
+        self._half = (max(8, width // _PHASE_MM), max(8, height // _PHASE_MM))
+        self._empty_half = cv2.resize(_channel_min(fine_empty), self._half, interpolation=cv2.INTER_AREA).astype(
+            np.float32
+        )
         self._window = cv2.createHanningWindow(self._half, cv2.CV_32F)
 
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
@@ -250,7 +325,13 @@ class CardFinder:
         to_patch = cv2.getPerspectiveTransform(inner.astype(np.float32), patch)
         gray = _channel_min(as_bgr(frame))
         now = cv2.warpPerspective(gray, to_patch, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        before = cv2.warpPerspective(self._empty_white, to_patch @ self._from_top_down @ self._shift, (w, h),
+        cal = CALIBRATION_PX_PER_MM
+        # the empty table's whiteness is kept at the calibration's resolution: the shift found
+        # (px of this finder's view) is scaled to it
+        shift = self._shift.copy()
+        shift[:2, 2] *= cal / self._px_per_mm
+        from_calibration = self._to_image @ np.diag([1 / cal, 1 / cal, 1.0])
+        before = cv2.warpPerspective(self._empty_white, to_patch @ from_calibration @ shift, (w, h),
                                      flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         a, b = _grain(now), _grain(before)
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
@@ -294,13 +375,13 @@ class CardFinder:
         :data:`BODY_MM`), or colour far from the felt, filled where mostly solid."""
         tw, th = self._size
         small_white = cv2.resize(
-            white.astype(np.uint8), (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA
+            white.astype(np.uint8), self._coarse, interpolation=cv2.INTER_AREA
         )
         darkest = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
         paper = cv2.subtract(white.astype(np.uint8), cv2.resize(darkest, (tw, th), interpolation=cv2.INTER_LINEAR))
         solid = cv2.threshold(paper, PAPER_STEPS[2], 255, cv2.THRESH_BINARY)[1]
         wide_felt = cv2.resize(
-            cv2.medianBlur(cv2.resize(table, (max(1, tw // 8), max(1, th // 8)), interpolation=cv2.INTER_AREA), 15),
+            cv2.medianBlur(cv2.resize(table, self._coarse, interpolation=cv2.INTER_AREA), 15),
             (tw, th),
         )
         colour = cv2.absdiff(table, wide_felt).max(axis=2)
@@ -316,15 +397,29 @@ class CardFinder:
         return bodies
 
     def top_down(self, frame: np.ndarray) -> np.ndarray:
-        """The table seen from straight above, :data:`FIND_PX_PER_MM` pixels per mm."""
-        return cv2.warpPerspective(
+        """The table seen from straight above, at this finder's pixels per mm (see :meth:`_view`)."""
+        return self._view(frame)[0]
+
+    def _view(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The table seen from straight above at this finder's pixels per mm, and its
+        whiteness (the darkest channel). When this finder's view is coarser than
+        :data:`CALIBRATION_PX_PER_MM`, both are warped at that and shrunk by averaging (a warp
+        straight to the coarse view would pick one frame pixel in four and keep its noise),
+        the whiteness taken before the shrinking, as the empty table's own is."""
+        c = CALIBRATION_PX_PER_MM
+        fine = self._px_per_mm < c
+        table = cv2.warpPerspective(
             frame,
-            self._top_down,
-            self._size,
+            np.diag([c, c, 1.0]) @ self._to_table if fine else self._top_down,
+            self._calibration_size if fine else self._size,
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(0, 0, 0),
         )
+        white = _channel_min(table)
+        if fine:
+            return self._from_calibration(table), self._from_calibration(white)
+        return table, white
 
     def find_card_outlines(self, frame: np.ndarray) -> list[list[np.ndarray]]:
         """Like :meth:`find_cards`, but every outline found for each card (one per mask
@@ -338,19 +433,142 @@ class CardFinder:
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
                 f"{self._mask_size[0]}x{self._mask_size[1]}"
             )
-        table = self.top_down(as_bgr(frame))
-        white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
+        table, white = self._view(as_bgr(frame))
         reference = self._lined_up(white)
         against = self._against_empty(table, reference)
-        covered, change = against if against is not None else (None, None)
+        covered, change, scale, gain = against if against is not None else (None, None, None, None)
         # a card's border steps up from what lay there before it: against the empty table when
         # it is known (a white line beside a card is then no paper), else against the felt
         border = white if change is None else change
+        felt_white, felt = self._felt_grids(table, white)
+        tw, th = self._size
+        masks = self._mask_contours(
+            table, white, covered, reference, self._search,
+            cv2.resize(felt_white, (tw, th), interpolation=cv2.INTER_LINEAR),
+            cv2.resize(felt, (tw, th), interpolation=cv2.INTER_LINEAR),
+        )
+        found = self._cards_in(masks, white, border, None if reference is None else reference.printed)
+        s = self._px_per_mm
+        self.surroundings = Surroundings((self._shift[0, 2] / s, self._shift[1, 2] / s), felt_white, felt, scale, gain)
+        level = self._paper_level(border)
+        fitted_centres: list[tuple[float, float]] = []
+        for slot in self.layout.slots:
+            if any(_near_slot(slot, centre) for _, centre in found):
+                continue
+            fitted = self._fit_in_slot(border, slot, level, frame, gain)
+            if fitted is not None:
+                fit, box, centre = fitted
+                found.append(([(fit, box)], centre))
+                fitted_centres.append(centre)
+        out = []
+        for group, centre in found:
+            group.sort(key=lambda fb: -fb[0])
+            out.append(
+                FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]], centre in fitted_centres)
+            )
+        return out
+
+    def find_near(self, frame: np.ndarray, centres_mm: list[tuple[float, float]],
+                  surroundings: Surroundings) -> list[FoundCard]:
+        """The cards the masks cut out (no slot fitting) within about a card's reach of each of
+        ``centres_mm``, searched at this finder's resolution in a window of the table around
+        each: a second, finer search where another finder's search of the whole table (whose
+        ``surroundings`` it takes: the camera's shift, the felt, the exposure) left a card
+        unread. A shape that reaches a window's edge goes on outside it and is not judged."""
+        s = self._px_per_mm
+        tw, th = self._size
+        half = round(WINDOW_MM * s / 2)
+        # the camera's shift, as the search of the whole table found it (felt_showing lines up by it)
+        self._shift = np.eye(3)
+        self._shift[:2, 2] = (surroundings.shift_mm[0] * s, surroundings.shift_mm[1] * s)
+        out: list[FoundCard] = []
+        seen: list[tuple[float, float]] = []
+        for cx, cy in centres_mm:
+            x0, y0 = max(0, round(cx * s) - half), max(0, round(cy * s) - half)
+            x1, y1 = min(tw, round(cx * s) + half), min(th, round(cy * s) + half)
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            for card, centre in self._window_cards(frame, (x0, y0, x1, y1), surroundings):
+                if not any(np.hypot(centre[0] - a[0], centre[1] - a[1]) < SAME_CARD_MM for a in seen):
+                    seen.append(centre)
+                    out.append(card)
+        return out
+
+    def _window_cards(self, frame: np.ndarray, box: tuple[int, int, int, int],
+                      surroundings: Surroundings) -> list[tuple[FoundCard, tuple[float, float]]]:
+        """:meth:`find_near` in one window (``box``: x0, y0, x1, y1 in px of this finder's view)."""
+        x0, y0, x1, y1 = box
+        size = (x1 - x0, y1 - y0)
+        s = self._px_per_mm
+        to_window = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
+        table = cv2.warpPerspective(as_bgr(frame), to_window @ self._top_down, size, flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        white = _channel_min(table)
+        ref = self._reference
+        printed: np.ndarray | None = None
+        covered: np.ndarray | None = None
+        border = white
+        window_ref: _EmptyTable | None = None
+        if ref is not None:
+            dx, dy = surroundings.shift_mm[0] * s, surroundings.shift_mm[1] * s
+            moved = np.array([[1.0, 0.0, dx - x0], [0.0, 1.0, dy - y0]])
+
+            def crop(a: np.ndarray, flags: int) -> np.ndarray:
+                return cv2.warpAffine(a, moved, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+
+            printed = crop(ref.printed, cv2.INTER_NEAREST)
+            window_ref = _EmptyTable(printed, cv2.bitwise_not(printed))
+            if ref.hi is not None and ref.lo is not None and surroundings.scale is not None \
+                    and surroundings.gain is not None:
+                now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * s)
+                hi, lo = crop(ref.hi, cv2.INTER_LINEAR), crop(ref.lo, cv2.INTER_LINEAR)
+                scale = surroundings.scale
+                far = _channel_max(cv2.max(cv2.subtract(now, cv2.multiply(hi, scale)),
+                                           cv2.subtract(cv2.multiply(lo, scale), now)))
+                covered = cv2.bitwise_and(cv2.threshold(far, COVER_STEP, 255, cv2.THRESH_BINARY)[1], printed)
+                local_gain = self._grid_in(surroundings.gain, x0, y0, size)
+                border = _channel_max(cv2.subtract(now, cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)))
+        masks = self._mask_contours(
+            table, white, covered, window_ref, self._search[y0:y1, x0:x1],
+            self._grid_in(surroundings.felt_white, x0, y0, size), self._grid_in(surroundings.felt, x0, y0, size),
+        )
+        inside = [
+            ([c for c in contours if _clear_of_edge(c, size)], cut) for contours, cut in masks
+        ]
+        found = self._cards_in(inside, white, border, printed, (x0, y0))
+        out = []
+        for group, centre in found:
+            group.sort(key=lambda fb: -fb[0])
+            out.append((FoundCard([self._image_corners(b) for _, b in group[:MAX_OUTLINES]]), centre))
+        return out
+
+    def _grid_in(self, grid: np.ndarray, x0: int, y0: int, size: tuple[int, int]) -> np.ndarray:
+        """A coarse grid over the whole table (see :meth:`_felt_grids`) at the pixels of a window of
+        this finder's view, as ``cv2.resize`` (INTER_LINEAR) to the whole view would give them."""
+        ax, ay = grid.shape[1] / self._size[0], grid.shape[0] / self._size[1]
+        to_grid = np.array([[ax, 0.0, ax * (x0 + 0.5) - 0.5], [0.0, ay, ay * (y0 + 0.5) - 0.5]])
+        return np.asarray(cv2.warpAffine(grid, to_grid, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                         borderMode=cv2.BORDER_REPLICATE))
+
+    def _cards_in(
+        self,
+        masks: list[tuple[list[np.ndarray], bool]],
+        white: np.ndarray,
+        border: np.ndarray,
+        printed: np.ndarray | None,
+        origin: tuple[int, int] = (0, 0),
+    ) -> list[tuple[list[tuple[float, np.ndarray]], tuple[float, float]]]:
+        """The card-shaped contours of ``masks`` (see :meth:`_mask_contours`; blobs too big for a
+        card cut again by :meth:`_split`) whose border stands out of ``border``, grouped by card:
+        (outlines with their border contrast, centre in mm). ``white``, ``border`` and ``printed``
+        may be a window of the view whose top-left pixel is ``origin``; the outlines are in px of
+        the whole view."""
         found: list[tuple[list[tuple[float, np.ndarray]], tuple[float, float]]] = []
         oversized: list[np.ndarray] = []
+        shift = np.asarray(origin, np.float64)
 
         def add(c: np.ndarray, grow: float = 0.0) -> bool:
-            quad = self._card_rect(c, grow)
+            quad = self._card_rect(c + origin if origin != (0, 0) else c, grow)
             if quad is None:
                 return False
             _, box, centre = quad
@@ -359,7 +577,7 @@ class CardFinder:
                 return True  # outlines enough to choose from
             # a pool of light cut into a card's shape has no border: judge every outline, and
             # rank a card's outlines by how sharp their border is
-            fit = self._edge_contrast(border, box, reference)
+            fit = self._edge_contrast(border, box - shift, printed)
             if fit < PAPER_CONTRAST:
                 return False
             if not same:
@@ -368,35 +586,17 @@ class CardFinder:
                 same[0].append((fit, box))
             return True
 
-        for contours, cut in self._mask_contours(table, white, covered, reference):
+        for contours, cut in masks:
             for c in contours:
                 area = cv2.contourArea(c)
-                if area < self._min_px_area or add(c, 2 * EDGE_CUT_PX if cut else 0.0):
+                if area < self._min_px_area or add(c, 2 * self._edge_cut_px if cut else 0.0):
                     continue
                 if not cut and area > 0.8 * self._card_px[0] * self._card_px[1]:
                     oversized.append(c)
         for c in oversized:
             for part in self._split(white, c):
                 add(part)
-        level = self._paper_level(border)
-        fitted_centres: list[tuple[float, float]] = []
-        for slot in self.layout.slots:
-            if any(_near_slot(slot, centre) for _, centre in found):
-                continue
-            fitted = self._fit_in_slot(border, slot, level)
-            if fitted is not None:
-                fit, box, centre = fitted
-                found.append(([(fit, box)], centre))
-                fitted_centres.append(centre)
-        out = []
-        for group, centre in found:
-            group.sort(key=lambda fb: -fb[0])
-            if centre in fitted_centres and self._edge_contrast(border, group[0][1], reference) < PAPER_CONTRAST:
-                continue
-            out.append(
-                FoundCard([self._image_corners(box) for _, box in group[:MAX_OUTLINES]], centre in fitted_centres)
-            )
-        return out
+        return found
 
     def _image_corners(self, box_px: np.ndarray) -> np.ndarray:
         img = cv2.perspectiveTransform(box_px.reshape(-1, 1, 2), self._from_top_down).reshape(-1, 2)
@@ -414,8 +614,9 @@ class CardFinder:
         # at half resolution: a quarter of the cost, and still to a fraction of a pixel
         half = cv2.resize(white, self._half, interpolation=cv2.INTER_AREA).astype(np.float32)
         (hx, hy), response = cv2.phaseCorrelate(self._empty_half, half, self._window)
-        dx, dy = 2 * hx, 2 * hy
-        if not (response >= SHIFT_RESPONSE and SHIFT_MIN_PX <= np.hypot(dx, dy) <= SHIFT_MAX_PX):
+        px = _PHASE_MM * self._px_per_mm  # working px per cell of the phase correlation's grid
+        dx, dy = px * hx, px * hy
+        if not (response >= SHIFT_RESPONSE and SHIFT_MIN_MM <= np.hypot(dx, dy) / self._px_per_mm <= SHIFT_MAX_MM):
             return ref
         m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float64)
         self._shift = np.vstack([m, [0.0, 0.0, 1.0]])
@@ -428,9 +629,12 @@ class CardFinder:
             printed, cv2.bitwise_not(printed), moved(ref.hi, cv2.INTER_LINEAR), moved(ref.lo, cv2.INTER_LINEAR)
         )
 
-    def _against_empty(self, table: np.ndarray, ref: _EmptyTable | None) -> tuple[np.ndarray, np.ndarray] | None:
+    def _against_empty(
+        self, table: np.ndarray, ref: _EmptyTable | None
+    ) -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float], np.ndarray] | None:
         """The frame compared with the empty table, in the frame's own light: (covered print,
-        brightness over the empty table), or None when the empty table is not known.
+        brightness over the empty table, the exposure's gain per channel (as an OpenCV
+        scalar), the gain on the coarse grid), or None when the empty table is not known.
 
         * *Covered print*: printed pixels whose colour moved from the empty table's (the
           frame's exposure matched per channel over the bare felt): a card lies on them.
@@ -440,13 +644,13 @@ class CardFinder:
 
         Both allow for a line's edges blurring and shifting by a pixel or two between frames:
         a pixel has moved only if it lies outside every expected value within
-        :data:`COVER_REACH_PX`. Saturating uint8 arithmetic clips where the camera does."""
+        :data:`COVER_REACH_MM`. Saturating uint8 arithmetic clips where the camera does."""
         if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
-        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR)
-        felt_now = _median_u8_columns(now.reshape(-1, 3)[self._bare_at])  # now[::4, ::4][self._bare]
+        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * self._px_per_mm)
+        felt_now = _median_u8_columns(now.reshape(-1, 3)[self._bare_at])  # now[::k, ::k][self._bare]
         gain = felt_now / self._empty_felt
-        scale = (*gain.tolist(), 0.0)  # a per-channel scalar (the stubs know only arrays)
+        scale = (float(gain[0]), float(gain[1]), float(gain[2]), 0.0)  # a per-channel scalar
         # only printed pixels can be covered print: the comparison is made on those alone (the
         # same uint8 arithmetic per pixel), the empty table times the gain through a lookup table
         # of every uint8 value times it (made by the same cv2.multiply, so bit for bit the same)
@@ -460,25 +664,25 @@ class CardFinder:
             moved = _channel_max(cv2.max(cv2.subtract(now_p, hi), cv2.subtract(lo, now_p))).reshape(-1)
             covered.reshape(-1)[at] = np.where(moved > COVER_STEP, ref.printed.reshape(-1)[at], 0)
         tw, th = self._size
-        sw, sh = max(1, tw // 8), max(1, th // 8)
+        sw, sh = self._coarse
         ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32) / self._empty_small
         low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
         local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR), dtype=cv2.CV_8U)
-        return covered, _channel_max(cv2.subtract(now, local_hi))
+        return covered, _channel_max(cv2.subtract(now, local_hi)), scale, low
 
     def _mask_contours(
-        self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None = None, ref: _EmptyTable | None = None
+        self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None, ref: _EmptyTable | None,
+        search: np.ndarray, felt_white: np.ndarray, felt: np.ndarray,
     ) -> list[tuple[list[np.ndarray], bool]]:
         """The outer contours of the masks of :meth:`_raw_masks`, cleaned: printed structure
         taken out (except where a card covers it), closed, opened so that lines let go of
-        cards (the outer contours of a mask are those of the mask filled)."""
+        cards (the outer contours of a mask are those of the mask filled). ``search`` is where
+        cards are looked for, ``felt_white`` and ``felt`` the felt's level and colour there."""
         out = []
-        raw = self._raw_masks(table, white)
+        raw = self._raw_masks(table, white, felt_white, felt)
         if ref is not None:
             keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
-            search = cv2.bitwise_and(self._search, keep)
-        else:
-            search = self._search
+            search = cv2.bitwise_and(search, keep)
         for m, closing, cut in raw:
             m = cv2.bitwise_and(m, search)
             if ref is not None:
@@ -496,19 +700,13 @@ class CardFinder:
             out.append((list(contours), cut))
         return out
 
-    def _raw_masks(self, table: np.ndarray, white: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None, bool]]:
-        """Card-candidate masks of the top-down table, each with the closing it needs and
-        whether it is edge-cut: card paper against the felt around it at several contrasts
-        (first), joined with "not felt" (a court card's picture is dark, its white border
-        thin), and paper cut along every sharp step in whiteness, which frees a card from a
-        pool of glare or light that touches it (such a mask's outlines lie
-        :data:`EDGE_CUT_PX` inside the card)."""
-        tw, th = self._size
-        sw, sh = max(1, tw // 8), max(1, th // 8)
+    def _felt_grids(self, table: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The felt's whiteness and colour (BGR) on the coarse grid over the whole table (cells
+        of 8 mm): what card paper is told apart from in :meth:`_raw_masks`."""
+        sw, sh = self._coarse
         small_white = cv2.resize(white, (sw, sh), interpolation=cv2.INTER_AREA)
         # the felt's own whiteness: the darkest over about a card's reach, smoothed
         felt_white = cv2.blur(cv2.erode(small_white, np.ones((11, 11), np.uint8)), (5, 5))
-        step = cv2.subtract(white, cv2.resize(felt_white, (tw, th), interpolation=cv2.INTER_LINEAR))
         # the felt's colour: averaged over what is not paper (cards would pull a median their way)
         small = np.asarray(cv2.resize(table, (sw, sh), interpolation=cv2.INTER_AREA), np.float32)
         not_paper = (cv2.subtract(small_white, felt_white) < PAPER_STEPS[0]).astype(np.float32)
@@ -518,14 +716,26 @@ class CardFinder:
         wide = cv2.blur(small, (41, 41))
         felt = np.where(counts > 0.05, sums / np.maximum(counts, 1e-6), wide)
         felt = np.nan_to_num(felt, nan=0.0, posinf=255.0, neginf=0.0)  # a broken camera's frame
-        felt_up = cv2.resize(np.clip(felt, 0, 255).astype(np.uint8), (tw, th), interpolation=cv2.INTER_LINEAR)
-        diff = cv2.absdiff(table, felt_up)
+        return felt_white, np.clip(felt, 0, 255).astype(np.uint8)
+
+    def _raw_masks(
+        self, table: np.ndarray, white: np.ndarray, felt_white: np.ndarray, felt: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray | None, bool]]:
+        """Card-candidate masks of the top-down table (or a window of it), each with the closing
+        it needs and whether it is edge-cut: card paper against the felt around it
+        (``felt_white``, ``felt``: the felt's whiteness and colour at each pixel) at several
+        contrasts (first), joined with "not felt" (a court card's picture is dark, its white
+        border thin), and paper cut along every sharp step in whiteness, which frees a card
+        from a pool of glare or light that touches it (such a mask's outlines lie
+        :data:`EDGE_CUT_PX` inside the card)."""
+        step = cv2.subtract(white, felt_white)
+        diff = cv2.absdiff(table, felt)
         far = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
         paper = {level: cv2.threshold(step, level, 255, cv2.THRESH_BINARY)[1] for level in PAPER_STEPS}
         not_felt = {level: cv2.threshold(far, level, 255, cv2.THRESH_BINARY)[1] for level in FELT_DISTANCES}
         # sharp steps in whiteness: a card's border has one, a pool of glare or shadow has not
         edges = cv2.threshold(
-            cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._close_kernel), EDGE_STEP, 255, cv2.THRESH_BINARY
+            cv2.morphologyEx(white, cv2.MORPH_GRADIENT, self._edge_kernel), EDGE_STEP, 255, cv2.THRESH_BINARY
         )[1]
         masks: list[tuple[np.ndarray, np.ndarray | None, bool]] = [
             (m, self._close_kernel, False) for m in paper.values()
@@ -558,14 +768,21 @@ class CardFinder:
         return parts
 
     def _fit_in_slot(
-        self, white: np.ndarray, slot: Slot, paper_level: float
+        self, white: np.ndarray, slot: Slot, paper_level: float, frame: np.ndarray, gain: np.ndarray | None
     ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
         """A card-sized rectangle fitted to the whiteness steps in and around ``slot``, when
         paper lies there that no mask cut out as a card (a court card whose border breaks,
         a card touched by glare or a shadow). Searched coarse then fine over position (±12 mm),
         angle (±16°) and width (-12 %..0); accepted when three of its sides step up from the
-        felt by :data:`PAPER_CONTRAST` and the fourth does not step down."""
-        s = FIND_PX_PER_MM
+        felt by :data:`PAPER_CONTRAST`, the fourth does not step down, and its border stands
+        out (:meth:`_edge_contrast`). Returns (border contrast, box in px of this finder's
+        view, centre in mm).
+
+        Whether paper lies there is asked of ``white`` (this finder's view); the steps are
+        sampled a millimetre or two from the edge, finer than a coarse view resolves, so the
+        fit itself is made on a window of the table around the slot at
+        :data:`CALIBRATION_PX_PER_MM` (:meth:`_fine_window`, from ``frame`` and ``gain``)."""
+        s = self._px_per_mm
         cw, ch = self.layout.card_mm
         sx, sy = slot.centre
         region = white[
@@ -573,11 +790,19 @@ class CardFinder:
         ]
         if region.size == 0 or np.count_nonzero(region > paper_level) < 0.3 * cw * ch * s * s:
             return None
+        # every hypothesis with its outside samples: the card's half diagonal, the search's
+        # offsets (12 mm each way) and the farthest outside sample (5 mm), and the blur's reach
+        reach = 0.5 * float(np.hypot(cw, ch)) + 12.0 * np.sqrt(2.0) + max(_OUTSIDE_MM) + 6.0
+        c = CALIBRATION_PX_PER_MM
+        x0, y0 = int(np.floor((sx - reach) * c)), int(np.floor((sy - reach) * c))
+        size = int(np.ceil(2 * reach * c)) + 1
+        fine, printed = self._fine_window(frame, gain, x0, y0, (size, size))
+        at = (sx - x0 / c, sy - y0 / c)  # the slot's centre in mm from the window's corner
         base = 90.0 if slot.w > slot.h else 0.0
         best: np.ndarray | None = None
         for _coarse_then_fine in range(2):
             hyps = _COARSE_GRID if best is None else best + _FINE_GRID
-            score, sides = _rect_steps(white, hyps, (sx, sy), base, (cw, ch), s)
+            score, sides = _rect_steps(fine, hyps, at, base, (cw, ch), c)
             i = int(np.argmax(score))
             best = hyps[i]
             best_sides = sides[i]
@@ -586,13 +811,50 @@ class CardFinder:
         if ordered[1] < PAPER_CONTRAST or ordered[0] < -FOURTH_SIDE_DROP:
             return None
         dx, dy, a, k = (float(v) for v in best)
+        box_at = cv2.boxPoints(((at[0] + dx, at[1] + dy), (cw * k, ch), base + a)).astype(np.float64)
+        contrast = self._edge_contrast(fine, box_at * c, printed)
+        if contrast < PAPER_CONTRAST:
+            return None
         centre = (sx + dx, sy + dy)
         box_mm = cv2.boxPoints((centre, (cw * k, ch), base + a)).astype(np.float64)
-        return 0.5, box_mm * s, (float(centre[0]), float(centre[1]))
+        return contrast, box_mm * s, (float(centre[0]), float(centre[1]))
+
+    def _fine_window(
+        self, frame: np.ndarray, gain: np.ndarray | None, x0: int, y0: int, size: tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """A window of the table at :data:`CALIBRATION_PX_PER_MM` (top-left pixel ``x0``,
+        ``y0``, ``size`` px): what the finder's view holds there (brightness over the empty
+        table when it is known and its ``gain`` was found, as :meth:`_against_empty` makes it;
+        else whiteness), and the print of the empty table there (None when not known), both
+        moved by the camera's shift found in this frame."""
+        c, s = CALIBRATION_PX_PER_MM, self._px_per_mm
+        to_window = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]]) @ np.diag([c, c, 1.0])
+        table = cv2.warpPerspective(frame, to_window @ self._to_table, size, flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        if self._fine_printed is None:
+            return _channel_min(table), None
+        # the empty table moved onto this frame, as _lined_up moves it (its shift is in px of this finder's view)
+        dx, dy = self._shift[0, 2] * c / s, self._shift[1, 2] * c / s
+        moved = np.array([[1.0, 0.0, dx - x0], [0.0, 1.0, dy - y0]])
+        printed = cv2.warpAffine(self._fine_printed, moved, size, flags=cv2.INTER_NEAREST,
+                                 borderMode=cv2.BORDER_REPLICATE)
+        if gain is None or self._fine_hi is None:
+            return _channel_min(table), printed
+        now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * c)
+        hi = cv2.warpAffine(self._fine_hi, moved, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # the gain grid at the window's pixels, as cv2.resize (INTER_LINEAR) to the whole table gives it
+        gw, gh = gain.shape[1], gain.shape[0]
+        ax, ay = gw / self._calibration_size[0], gh / self._calibration_size[1]
+        to_grid = np.array([[ax, 0.0, ax * (x0 + 0.5) - 0.5], [0.0, ay, ay * (y0 + 0.5) - 0.5]])
+        local_gain = cv2.warpAffine(gain, to_grid, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        local_hi = cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)
+        return _channel_max(cv2.subtract(now, local_hi)), printed
 
     def _paper_level(self, white: np.ndarray) -> float:
         """A whiteness that felt does not reach but card paper does, for this frame."""
-        seen = white[::4, ::4][self._search[::4, ::4] > 0]
+        k = self._stride
+        seen = white[::k, ::k][self._search[::k, ::k] > 0]
         felt = _median_u8(seen) if seen.size else 0.0
         return felt + PAPER_STEPS[0]
 
@@ -618,10 +880,10 @@ class CardFinder:
         if hull < 0.9 * rw0 * rh0 or area < 0.5 * rw0 * rh0:
             return None
         box = cv2.boxPoints(((cx, cy), (rw, rh), angle)).astype(np.float64)
-        s = FIND_PX_PER_MM
+        s = self._px_per_mm
         return (area + hull) / (2 * rw0 * rh0), box, (float(cx / s), float(cy / s))
 
-    def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray, ref: _EmptyTable | None = None) -> float:
+    def _edge_contrast(self, white: np.ndarray, box_px: np.ndarray, printed: np.ndarray | None = None) -> float:
         """How much whiter the card's own border strip is than the felt just outside it
         (``white``: whiteness, or brightness over the empty table when that is known).
         Glare and light pools are smooth, so a blob of them cut into a card shape has
@@ -634,9 +896,9 @@ class CardFinder:
         size = (w + 2 * m, h + 2 * m)
         patch = cv2.warpPerspective(white, warp, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         outside = patch[_OUTER_RING]
-        if ref is not None:
+        if printed is not None:
             bare = (
-                cv2.warpPerspective(ref.printed, warp, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)[
+                cv2.warpPerspective(printed, warp, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)[
                     _OUTER_RING
                 ]
                 == 0
@@ -663,7 +925,7 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
     """From a frame of the empty table: (the mask of what is printed on it, the empty table
     itself top-down), as ``calibrate table`` keeps them (``printed.png``, ``empty_table.png``)
     and :class:`CardFinder` takes them (``printed=``, ``empty_table=``)."""
-    finder = CardFinder(plane, layout)
+    finder = CardFinder(plane, layout, px_per_mm=CALIBRATION_PX_PER_MM)
     table = finder.top_down(empty)
     # a card left on the table is not the table: paint felt over it from around it
     white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
@@ -671,6 +933,12 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
     if bodies.any():
         table = cv2.inpaint(table, bodies, 5, cv2.INPAINT_TELEA)
     return finder.printed_structure(empty), table
+
+
+def _clear_of_edge(contour: np.ndarray, size: tuple[int, int]) -> bool:
+    """Whether a contour of a window (w, h px) stays off the window's edge."""
+    x, y, w, h = cv2.boundingRect(contour)
+    return x > 0 and y > 0 and x + w < size[0] and y + h < size[1]
 
 
 def _grid(dxs: np.ndarray, dys: np.ndarray, angles: np.ndarray, widths: tuple[float, ...]) -> np.ndarray:

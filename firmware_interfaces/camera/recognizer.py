@@ -31,7 +31,14 @@ from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.alignment import align_to_face
 from firmware_interfaces.camera.change import ChangeDetector
-from firmware_interfaces.camera.finder import CardFinder, as_bgr, refine_outline
+from firmware_interfaces.camera.finder import (
+    CALIBRATION_PX_PER_MM,
+    SAME_CARD_MM,
+    CardFinder,
+    FoundCard,
+    as_bgr,
+    refine_outline,
+)
 
 if TYPE_CHECKING:
     from calibration.deck_model import ModelReading
@@ -83,12 +90,17 @@ class Recognizer:
     ``frames_read`` and ``frames_reused`` count both kinds."""
 
     def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
-                 size_tolerance: float = 0.15, reuse_unchanged: bool = True):
+                 size_tolerance: float = 0.15, reuse_unchanged: bool = True, second_pass: bool = True):
         self.calibration = calibration
         self.layout = layout
         self.threshold = threshold
         self.finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed,
                                  calibration.empty_table)
+        # the finder's coarse view is about 4 times cheaper; where it leaves a card unread, the
+        # table around it is searched again at the calibration's own resolution (see _recognize)
+        self.fine_finder = CardFinder(calibration.table, layout, size_tolerance, calibration.printed,
+                                      calibration.empty_table, px_per_mm=CALIBRATION_PX_PER_MM) \
+            if second_pass else None
         self.change = ChangeDetector(calibration.table, (layout.width_mm, layout.height_mm)) if reuse_unchanged \
             else None
         self._last: list[CardReading] = []
@@ -109,8 +121,10 @@ class Recognizer:
         self._last = readings
         return list(readings)
 
-    def _read(self, frame: np.ndarray, outlines: list[np.ndarray]) -> tuple[str | None, float, np.ndarray]:
-        """Read a card; returns (code or None, confidence, corners as read).
+    def _read(self, frame: np.ndarray, outlines: list[np.ndarray],
+              quick: bool = False) -> tuple[str | None, float, np.ndarray]:
+        """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
+        read far past the margin limit, no second or third look (None otherwise).
 
         The deck model reads the card from its refined outline and from the finder's own
         outlines (other masks cut the card a little differently). A read far past the
@@ -139,6 +153,8 @@ class Recognizer:
             if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
+        if quick:
+            return None, 0.0, _as_read(c0, m0.flipped)
         tries = [(m0, card0, c0)]
         for corners in _nudged(_as_read(c0, m0.flipped)):
             card = warp_card(frame, corners)
@@ -172,24 +188,72 @@ class Recognizer:
                     and _same_rank(self.calibration.templates.read(card).code, m.code))
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
-        readings = []
-        for found in self.finder.find(frame):
-            code, confidence, corners = self._read(frame, found.outlines)
-            if code is None and (found.fitted or self.finder.felt_showing(frame, corners) >= FELT_SHOWING):
-                # a fitted rectangle is reported only if read; and a card-shaped pool of light
-                # (glare in an empty slot between its printed lines) still shows the felt's
-                # grain, which any card, face up or down, hides
-                continue
-            centre = self.finder.to_table(corners.mean(axis=0))
-            slot = self.layout.slot_at(*centre)
-            readings.append(CardReading(
-                code=code,
-                confidence=float(confidence),
-                corners=[(float(x), float(y)) for x, y in corners],
-                position=slot.name if slot else None,
-                centre_mm=centre,
-            ))
-        return readings
+        # with a second pass, the first reads only what it is sure of (a doubtful card's
+        # second and third looks cost several reads and an alignment: they are made on the
+        # finer outlines first)
+        quick = self.fine_finder is not None
+        first = [self._look(frame, self.finder, found, quick=quick) for found in self.finder.find(frame)]
+        surroundings = None if self.fine_finder is None else self.finder.surroundings
+        if self.fine_finder is None or surroundings is None or not any(look.doubtful for look in first):
+            return [look.reading for look in first if look.reading is not None]
+        # a card left unread: the table around it is searched again on the finer view, and
+        # every card there not read in the first pass is read from the outlines found there
+        done = [look for look in first if look.read]
+        doubtful = [look for look in first if look.doubtful]
+        again: list[_Look] = []
+        for found in self.fine_finder.find_near(frame, [look.centre for look in doubtful], surroundings):
+            centre = self.fine_finder.to_table(found.outlines[0].mean(axis=0))
+            if not any(_same_card(centre, look.centre) for look in done):
+                again.append(self._look(frame, self.fine_finder, found, centre))
+        done += [look for look in again if look.read]
+        # a doubtful card the second pass did not find gets its full read from its first outlines;
+        # one it found and could not read stays unread: the coarser outlines are no better (a
+        # full read of a 7C's coarse outline, a few mm off, read it 7S)
+        for look in doubtful:
+            if not any(_same_card(look.centre, other.centre) for other in done + again):
+                done.append(self._look(frame, self.finder, look.found, look.centre))
+        done += [look for look in again if not look.read]
+        return [look.reading for look in done if look.reading is not None]
+
+    def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
+              centre: tuple[float, float] | None = None, quick: bool = False) -> _Look:
+        """Read one card found by ``finder`` (its centre in mm, if known, places it before it is
+        read; ``quick``: see :meth:`_read`)."""
+        code, confidence, corners = self._read(frame, found.outlines, quick)
+        if code is None and found.fitted:
+            # reported only if read
+            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, True, found)
+        if code is None and finder.felt_showing(frame, corners) >= FELT_SHOWING:
+            # a card-shaped pool of light (glare in an empty slot between its printed lines)
+            # still shows the felt's grain, which any card, face up or down, hides
+            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, False, found)
+        at = finder.to_table(corners.mean(axis=0))
+        slot = self.layout.slot_at(*at)
+        reading = CardReading(
+            code=code,
+            confidence=float(confidence),
+            corners=[(float(x), float(y)) for x, y in corners],
+            position=slot.name if slot else None,
+            centre_mm=at,
+        )
+        return _Look(reading, at, code is not None, code is None, found)
+
+
+@dataclass(frozen=True)
+class _Look:
+    """One card as one pass of the recogniser saw it: its reading (None: not reported, see
+    :meth:`Recognizer._look`), its centre in mm, whether it was read, and whether it is worth
+    a second look (unread, and not felt showing through an outline), and what was found."""
+
+    reading: CardReading | None
+    centre: tuple[float, float]
+    read: bool
+    doubtful: bool
+    found: FoundCard
+
+
+def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return bool(np.hypot(a[0] - b[0], a[1] - b[1]) < SAME_CARD_MM)
 
 
 #: Second look at a doubtful card: shifts (share of the card's width / height) and scales.
