@@ -214,6 +214,20 @@ class CardTemplates:
             self._model = model_for(self._source_faces, progress)
         return self._model
 
+    def index_lead(self, card: np.ndarray, code: str, rival: str) -> float:
+        """How much better ``code``'s corner index matches the card than ``rival``'s (NCC, best
+        shift, either way up), at the clearer of the card's two corners: the one where either
+        matches best. A glare spot or a finger rarely covers both corners, and the index is
+        where two pip cards one pip apart differ most plainly."""
+        n, i, j = len(self.codes), self.codes.index(code), self.codes.index(rival)
+        leads = []
+        for window in corner_windows(card):
+            scores = _shifted_patches(window) @ self._t  # (shifts, 104)
+            best = scores.max(axis=0)
+            mine, theirs = max(best[i], best[n + i]), max(best[j], best[n + j])
+            leads.append((max(mine, theirs), float(mine - theirs)))
+        return max(leads)[1]
+
     def read(self, card: np.ndarray) -> Reading:
         """Read a canonical card picture (see :func:`warp_card`).
 

@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from cardart import DECKS, deck_or_skip
 
@@ -113,3 +114,24 @@ def test_live_capture_refuses_a_code_the_shoe_should_not_report() -> None:
         capture.add("ZS", cam.read())
     capture.add("10s", cam.read())  # the shoe's spelling of a ten: stored under its canonical code
     assert "TS" in capture.faces and len(capture.missing) == 51
+
+
+@pytest.mark.parametrize("deck_name", DECKS)
+def test_the_clearer_corner_index_tells_pip_neighbours_apart_when_a_glare_spot_hides_a_pip(deck_name: str) -> None:
+    """5S under glare over its centre pip and, blown out, its top corner: the other corner
+    still says 5 (the clearer corner is the one read)."""
+    from firmware_interfaces.camera.recognizer import pip_neighbours
+
+    deck = deck_or_skip(deck_name)
+    templates = CardTemplates(deck.faces())
+    card = templates.faces["5S"].astype("float32")
+    h, w = card.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    for cx, cy, sigma, peak in ((w * 0.5, h * 0.5, w * 0.12, 255.0), (w * 0.08, h * 0.08, w * 0.15, 600.0)):
+        glow = peak * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2))
+        card = card + glow[..., None] if card.ndim == 3 else card + glow
+    glared = np.clip(card, 0, 255).astype("uint8")
+    assert templates.index_lead(glared, "5S", "4S") > 0 > templates.index_lead(glared, "4S", "5S")
+    assert templates.index_lead(templates.faces["8H"], "8H", "7H") > 0
+    assert pip_neighbours("4S", "5S") and pip_neighbours("AS", "2S") and pip_neighbours("9D", "TD")
+    assert not pip_neighbours("4S", "5H") and not pip_neighbours("TS", "JS") and not pip_neighbours("4S", "6S")

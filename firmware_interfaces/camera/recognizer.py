@@ -55,6 +55,10 @@ SURE_MARGIN = 3.0
 #: A second look whose runner-up is its suit twin (7C and 7S, 7H and 7D) must be this many
 #: times past the margin limit: those pairs are what a misaligned, smeared view confuses.
 TWIN_MARGIN = 2.0
+#: A doubtful read whose runner-up is its pip neighbour (:func:`pip_neighbours`) must also be
+#: the better match of the clearer corner index by this much (NCC): on a held-out design, a
+#: glare spot hid a pip and 5S read as 4S, 8H as 7H (benchmarks/recognition.py, seed 11).
+INDEX_LEAD = 0.0
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ class Recognizer:
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
         wrong at a clear margin, but it lies far), be twice past the margin limit when the
-        runner-up is its suit twin (:data:`TWIN_MARGIN`), no other view of the second look
+        runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
+        clearer corner index must favour it too, :data:`INDEX_LEAD`), no other view of the second look
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`_same_rank`), and no outline may have read another code clearly.
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
@@ -181,11 +186,14 @@ class Recognizer:
     def _passes(self, m: ModelReading, card: np.ndarray, limit: float, clear_elsewhere: set[str],
                 near_elsewhere: set[str]) -> bool:
         """The tests a doubtful card's read must pass (see :meth:`_read`)."""
-        model = self.calibration.templates.model
-        need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) else 1.0)
+        templates = self.calibration.templates
+        model = templates.model
+        neighbours = pip_neighbours(m.code, m.runner_up)
+        need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) or neighbours else 1.0)
         return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
                     and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
-                    and _same_rank(self.calibration.templates.read(card).code, m.code))
+                    and _same_rank(templates.read(card).code, m.code)
+                    and (not neighbours or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
@@ -274,6 +282,14 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
                 out.append(canon + (dx * w, dy * h))
     out += [centre + (canon - centre) * k for k in NUDGE_SCALES]
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
+
+
+def pip_neighbours(a: str, b: str) -> bool:
+    """Same suit, pip cards one pip apart (4S and 5S): a glare spot that hides a pip makes
+    the one look like the other, face and all; their corner indexes still differ."""
+    pips = "A23456789T"
+    return (a[1] == b[1] and a[0] in pips and b[0] in pips
+            and abs(pips.index(a[0]) - pips.index(b[0])) == 1)
 
 
 def suit_twins(a: str, b: str) -> bool:
