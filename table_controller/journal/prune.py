@@ -28,7 +28,7 @@ from table_controller.journal.segments import (
     live_segment,
     record_pruned,
 )
-from table_controller.journal.store import SegmentReader
+from table_controller.journal.store import JournalReader
 
 #: ``confirm(table, seq, hash)``: True when the archive holds that event with that hash.
 Confirm = Callable[[str, int, str], bool]
@@ -54,11 +54,12 @@ def segment_statuses(journal: Path) -> list[SegmentStatus]:
     """Every segment present, oldest first, with its seqs, size and state."""
     live = live_segment(journal)
     out = []
-    for segment in list_segments(journal):
-        with _opened(segment) as reader:
+    with JournalReader(journal) as reader:
+        for segment in reader.segments():
+            own = reader.segment_reader(segment)
             out.append(SegmentStatus(
-                number=segment.number, file=segment.path.name, first_seq=reader.first_seq,
-                last_seq=reader.last_seq, last_hash=reader.last_hash, events=reader.event_count(),
+                number=segment.number, file=segment.path.name, first_seq=own.first_seq,
+                last_seq=own.last_seq, last_hash=own.last_hash, events=own.event_count(),
                 bytes=_size(segment.path), compressed=segment.compressed,
                 live=live is None or segment.number == live.number,
             ))
@@ -113,8 +114,9 @@ def prune_archived(
     candidates = candidates[: max(0, len(candidates) - keep)]
     pruned = []
     for segment in candidates:
-        with _opened(segment) as reader:
-            table, first, last, last_hash = reader.table, reader.first_seq, reader.last_seq, reader.last_hash
+        with JournalReader(journal) as reader:
+            own = reader.segment_reader(segment)
+            table, first, last, last_hash = own.table, own.first_seq, own.last_seq, own.last_hash
         if last >= first and not confirm(table, last, last_hash):
             if progress is not None:
                 progress(f"{segment.path.name}: the archive does not hold seq {last} yet; stopping")
@@ -145,30 +147,6 @@ def archive_confirmation(location: str) -> tuple[Confirm, Callable[[], None]]:
         return False
 
     return confirm, archive.close
-
-
-class _opened:
-    """A segment opened read-only for a moment (unpacked first when compressed)."""
-
-    def __init__(self, segment: Segment) -> None:
-        self.segment = segment
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
-        self._reader: SegmentReader | None = None
-
-    def __enter__(self) -> SegmentReader:
-        source = self.segment.path
-        if self.segment.compressed:
-            self._scratch = tempfile.TemporaryDirectory(prefix="tc-journal-")
-            source = Path(self._scratch.name) / self.segment.name
-            decompress_file(self.segment.path, source)
-        self._reader = SegmentReader(source)
-        return self._reader
-
-    def __exit__(self, *exc: object) -> None:
-        if self._reader is not None:
-            self._reader.close()
-        if self._scratch is not None:
-            self._scratch.cleanup()
 
 
 def _fold_wal(path: Path) -> None:

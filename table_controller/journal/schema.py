@@ -33,19 +33,22 @@ GENESIS = "0" * 64
 #: Milliseconds a connection waits for another one's lock before failing.
 BUSY_TIMEOUT_MS = 5000
 
-SCHEMA = """
-CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT
-);
-CREATE TABLE events (
+#: The columns of a journaled row, in ``events`` and, copied at rotation, in ``carried``.
+ROW_COLUMNS = """
     seq   INTEGER PRIMARY KEY,
     ts    TEXT NOT NULL,
     type  TEXT NOT NULL,
     round TEXT,
     body  TEXT NOT NULL,
     hash  TEXT NOT NULL
+"""
+
+SCHEMA = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
 );
+CREATE TABLE events ({ROW_COLUMNS});
 CREATE INDEX events_by_round ON events(round) WHERE round IS NOT NULL;
 CREATE TABLE link (
     id        INTEGER PRIMARY KEY CHECK (id = 1),
@@ -53,14 +56,7 @@ CREATE TABLE link (
     shoe_seq  INTEGER NOT NULL,
     event_seq INTEGER NOT NULL
 );
-CREATE TABLE carried (
-    seq   INTEGER PRIMARY KEY,
-    ts    TEXT NOT NULL,
-    type  TEXT NOT NULL,
-    round TEXT,
-    body  TEXT NOT NULL,
-    hash  TEXT NOT NULL
-);
+CREATE TABLE carried ({ROW_COLUMNS});
 CREATE TRIGGER carried_is_fixed_update BEFORE UPDATE ON carried
 BEGIN SELECT RAISE(ABORT, 'carried events are fixed at rotation: UPDATE refused'); END;
 CREATE TRIGGER carried_is_fixed_delete BEFORE DELETE ON carried
@@ -72,7 +68,7 @@ BEGIN SELECT RAISE(ABORT, 'journal events are append-only: DELETE refused'); END
 CREATE TRIGGER events_are_append_only_insert BEFORE INSERT ON events
 WHEN NEW.seq <= (SELECT max(seq) FROM events)
 BEGIN SELECT RAISE(ABORT, 'journal events are append-only: a seq at or below the last refused'); END;
-"""
+""".replace("{ROW_COLUMNS}", ROW_COLUMNS)
 
 #: Made once the carried rows are in: nothing is added to them afterwards.
 CARRIED_SEALED = """

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from table_controller.event_types import Event, EventBase, decode_event, encode_event, numbered
 from table_controller.journal.errors import (
@@ -77,7 +77,46 @@ class JournalRecord(NamedTuple):
         return decode_event(self.body)
 
 
-class SegmentReader:
+class _Reader:
+    """What every journal reader gives from its rows alone: typed events, and ``with``."""
+
+    def records(
+        self,
+        since_seq: int = 0,
+        *,
+        until_seq: int | None = None,
+        round_id: str | None = None,
+        types: Collection[str] | None = None,
+        since_ts: str | None = None,
+        until_ts: str | None = None,
+    ) -> Iterator[JournalRecord]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def events(
+        self,
+        since_seq: int = 0,
+        *,
+        round_id: str | None = None,
+        types: Collection[str] | None = None,
+    ) -> Iterator[Event]:
+        """Events with ``seq > since_seq`` in seq order, optionally of one round or some types."""
+        for record in self.records(since_seq, round_id=round_id, types=types):
+            yield record.event()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class SegmentReader(_Reader):
     """Read access to one journal file (a whole journal, or one segment of it).
 
     Opens the file read-only, so it works while a controller is writing it (a WAL
@@ -244,17 +283,6 @@ class SegmentReader:
                 return
             after = rows[-1][0]
 
-    def events(
-        self,
-        since_seq: int = 0,
-        *,
-        round_id: str | None = None,
-        types: Collection[str] | None = None,
-    ) -> Iterator[Event]:
-        """Events with ``seq > since_seq`` in seq order, optionally of one round or some types."""
-        for record in self.records(since_seq, round_id=round_id, types=types):
-            yield record.event()
-
     def last_event(self) -> Event | None:
         rows = self._query("SELECT body FROM events ORDER BY seq DESC LIMIT 1")
         return decode_event(rows[0][0]) if rows else None
@@ -298,20 +326,11 @@ class SegmentReader:
     def closed(self) -> bool:
         return self._conn is None
 
-    def __enter__(self) -> SegmentReader:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {str(self.path)!r} table={self._meta.get('table')!r}>"
 
 
-class JournalReader:
+class JournalReader(_Reader):
     """Read access to a table's journal, across all its segments: meta, events, link state.
 
     For a journal that was never rotated this is its one file. For a segmented one
@@ -483,17 +502,6 @@ class JournalReader:
                 since_ts=since_ts, until_ts=until_ts,
             )
 
-    def events(
-        self,
-        since_seq: int = 0,
-        *,
-        round_id: str | None = None,
-        types: Collection[str] | None = None,
-    ) -> Iterator[Event]:
-        """Events with ``seq > since_seq`` in seq order, optionally of one round or some types."""
-        for record in self.records(since_seq, round_id=round_id, types=types):
-            yield record.event()
-
     def last_event(self) -> Event | None:
         for segment in reversed(self.segments()):
             event = self.segment_reader(segment).last_event()
@@ -537,15 +545,6 @@ class JournalReader:
     @property
     def closed(self) -> bool:
         return self._live.closed
-
-    def __enter__(self) -> JournalReader:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {str(self.path)!r} table={self._live.meta.get('table')!r}>"
