@@ -42,7 +42,8 @@ SHOWN_PROBLEMS = 50
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     journal = subparsers.add_parser(
         "journal", help="verify, show and export a table's event journal",
-        description="Read a table's journal (read-only: safe while the controller runs).",
+        description="Read a table's journal (read-only: safe while the controller runs). Only "
+                    "'prune' changes files, and only closed segments, never the live one.",
     )
     sub = journal.add_subparsers(dest="journal_command", metavar="ACTION")
     sub.required = True
