@@ -94,8 +94,14 @@ def fetch_replay(endpoint: str, after_seq: int = 0, limit: int = 500, *, timeout
     try:
         if curve is not None:
             curve.apply(sock)
+        # a peer whose handshake never completes (a CURVE server asked without keys) leaves a
+        # DEALER with no pipe to send on: the send must time out too, never block
+        sock.setsockopt(zmq.SNDTIMEO, int(timeout * 1000))
         sock.connect(endpoint)
-        sock.send_multipart([b"", json.dumps({"op": "replay", "after_seq": after_seq, "limit": limit}).encode()])
+        try:
+            sock.send_multipart([b"", json.dumps({"op": "replay", "after_seq": after_seq, "limit": limit}).encode()])
+        except zmq.Again:
+            raise ReplayError(f"no replay from {endpoint} within {timeout:g} s (request not sent)") from None
         if not sock.poll(int(timeout * 1000), zmq.POLLIN):
             raise ReplayError(f"no replay from {endpoint} within {timeout:g} s")
         body = sock.recv_multipart()[-1]
