@@ -129,6 +129,13 @@ _INNER_RING, _OUTER_RING = _rings()
 #: Outlines kept per card for second tries at a doubtful read.
 MAX_OUTLINES = 3
 
+#: A card outline's shape on the table (:meth:`CardFinder.card_shaped`), besides its size: long
+#: side over short (poker cards 1.40, bridge cards 1.56; KDE's standard deck is drawn at 1.36),
+#: how unequal opposite sides may be and how far from square a corner (perspective left over
+#: by the plane's calibration).
+CARD_ASPECT = (1.2, 1.8)
+SIDES_EQUAL = 0.08
+RIGHT_ANGLE_DEG = 6.0
 
 
 @dataclass(frozen=True)
@@ -308,6 +315,44 @@ class CardFinder:
     def to_table(self, point: np.ndarray) -> tuple[float, float]:
         p = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), self._to_table).reshape(2)
         return (float(p[0]), float(p[1]))
+
+    def slot_outline(self, slot: Slot, turned: float = 0.0) -> np.ndarray:
+        """The image outline (portrait order) of a card of the layout's size lying in the middle
+        of ``slot``, square to it or ``turned`` degrees: where a dealt card is, give or take
+        its placing."""
+        cw, ch = self.layout.card_mm
+        base = 90.0 if slot.w > slot.h else 0.0
+        box = cv2.boxPoints((slot.centre, (cw, ch), base + turned)).astype(np.float64)
+        img = cv2.perspectiveTransform(box.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
+        return order_portrait(img)
+
+    def card_shaped(self, corners: np.ndarray) -> bool:
+        """Whether an image outline (4 corners in order) is a card's shape on the table: a
+        rectangle in mm (opposite sides within :data:`SIDES_EQUAL`, corners within
+        :data:`RIGHT_ANGLE_DEG` of square) of the layout's card size within the size tolerance
+        the finder's own outlines keep, long side over short within :data:`CARD_ASPECT`."""
+        mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), self._to_table).reshape(-1, 2)
+        sides = mm[[1, 2, 3, 0]] - mm
+        lengths = np.hypot(sides[:, 0], sides[:, 1])
+        if lengths.min() <= 1e-6:
+            return False
+        for a, b in ((0, 2), (1, 3)):
+            if abs(lengths[a] - lengths[b]) > SIDES_EQUAL * max(lengths[a], lengths[b]):
+                return False
+        cosines = np.einsum("ij,ij->i", sides, sides[[1, 2, 3, 0]]) / (lengths * lengths[[1, 2, 3, 0]])
+        if np.abs(cosines).max() > np.sin(np.deg2rad(RIGHT_ANGLE_DEG)):
+            return False
+        short, long_ = sorted(((lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2))
+        return self._card_sized(short, long_, self.layout.card_mm)
+
+    def _card_sized(self, short: float, long_: float, card: tuple[float, float]) -> bool:
+        """Whether a rectangle's sides are a card's (``card``: its short and long side, in the
+        same unit): short side -20/+15 %, long side ±15 % (the size tolerance) and
+        :data:`CARD_ASPECT`."""
+        cw, ch = card
+        tol = self.size_tolerance
+        return bool((1 - 1.3 * tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
+                    and CARD_ASPECT[0] <= long_ / max(short, 1e-6) <= CARD_ASPECT[1])
 
     def felt_showing(self, frame: np.ndarray, corners: np.ndarray) -> float:
         """How much of the empty felt's own texture still shows inside ``corners`` (image
@@ -867,11 +912,7 @@ class CardFinder:
         (cx, cy), (rw0, rh0), angle = cv2.minAreaRect(pts)
         rw, rh = rw0 + grow, rh0 + grow
         short, long_ = sorted((rw, rh))
-        cw, ch = self._card_px
-        tol = self.size_tolerance
-        if not ((1 - 1.3 * tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch):
-            return None
-        if not 1.2 <= long_ / max(short, 1e-6) <= 1.8:
+        if not self._card_sized(short, long_, self._card_px):
             return None
         # a court card's border can break where its picture reaches the edge: judge the
         # outline by its convex hull, and ask the contour itself only for substance

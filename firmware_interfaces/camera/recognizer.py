@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from calibration.layout import Layout
+from calibration.layout import Layout, Slot
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.alignment import align_to_face
@@ -125,8 +125,8 @@ class Recognizer:
         self._last = readings
         return list(readings)
 
-    def _read(self, frame: np.ndarray, outlines: list[np.ndarray],
-              quick: bool = False) -> tuple[str | None, float, np.ndarray]:
+    def _read(self, frame: np.ndarray, outlines: list[np.ndarray], quick: bool = False,
+              slot: Slot | None = None) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
         read far past the margin limit, no second or third look (None otherwise).
 
@@ -141,6 +141,10 @@ class Recognizer:
         clearer corner index must favour it too, :data:`INDEX_LEAD`), no other view of the second look
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`_same_rank`), and no outline may have read another code clearly.
+        Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
+        and so is the layout's card in the middle of ``slot`` (the slot the card lies in), and
+        an aligned outline of a card's shape (``CardFinder.card_shaped``; from the slot, in the
+        same slot) is read under the same tests.
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -175,8 +179,21 @@ class Recognizer:
             return m.code, _confidence(m.margin, model.min_margin), as_read
         # a third look: the outline moved until the card's print lies where the likeliest
         # face has it (align_to_face), read again under the same tests
-        aligned = align_to_face(frame, as_read, templates.faces[m.code])
-        if aligned is not None:
+        starts = [(as_read, m.code)]
+        if slot is not None:
+            # a found outline can be too far off for the alignment to reach the card (half a
+            # card: two outlines joined, glare taken for paper); the card then still lies in
+            # its slot, within the dealer's placing of it
+            for turned in SLOT_TURNS:
+                in_slot = self.finder.slot_outline(slot, turned)
+                ms = model.read(warp_card(frame, in_slot))
+                starts.append((_as_read(in_slot, ms.flipped), ms.code))
+        for start, code in starts:
+            aligned = align_to_face(frame, start, templates.faces[code])
+            if aligned is None or not self.finder.card_shaped(aligned):
+                continue
+            if start is not as_read and self.layout.slot_at(*self.finder.to_table(aligned.mean(axis=0))) != slot:
+                continue  # aligned onto a card in another slot
             card = warp_card(frame, aligned)
             ma = model.read(card)
             if self._passes(ma, card, limit, clear_elsewhere, near_elsewhere):
@@ -203,7 +220,7 @@ class Recognizer:
         first = [self._look(frame, self.finder, found, quick=quick) for found in self.finder.find(frame)]
         surroundings = None if self.fine_finder is None else self.finder.surroundings
         if self.fine_finder is None or surroundings is None or not any(look.doubtful for look in first):
-            return [look.reading for look in first if look.reading is not None]
+            return _one_per_card(first)
         # a card left unread: the table around it is searched again on the finer view, and
         # every card there not read in the first pass is read from the outlines found there
         done = [look for look in first if look.read]
@@ -221,13 +238,17 @@ class Recognizer:
             if not any(_same_card(look.centre, other.centre) for other in done + again):
                 done.append(self._look(frame, self.finder, look.found, look.centre))
         done += [look for look in again if not look.read]
-        return [look.reading for look in done if look.reading is not None]
+        return _one_per_card(done)
 
     def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
               centre: tuple[float, float] | None = None, quick: bool = False) -> _Look:
         """Read one card found by ``finder`` (its centre in mm, if known, places it before it is
         read; ``quick``: see :meth:`_read`)."""
-        code, confidence, corners = self._read(frame, found.outlines, quick)
+        slot = None
+        if not quick:
+            near = centre or finder.to_table(found.outlines[0].mean(axis=0))
+            slot = self.layout.slot_at(*near)
+        code, confidence, corners = self._read(frame, found.outlines, quick, slot)
         if code is None and found.fitted:
             # reported only if read
             return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, True, found)
@@ -260,9 +281,23 @@ class _Look:
     found: FoundCard
 
 
+def _one_per_card(looks: list[_Look]) -> list[CardReading]:
+    """The readings of ``looks``, one per card: a look read from its slot's outline may have
+    been aligned onto the card in that slot that another look read already."""
+    kept: list[CardReading] = []
+    for look in looks:
+        r = look.reading
+        if r is not None and not any(_same_card(r.centre_mm, k.centre_mm) for k in kept):
+            kept.append(r)
+    return kept
+
+
 def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return bool(np.hypot(a[0] - b[0], a[1] - b[1]) < SAME_CARD_MM)
 
+
+#: A doubtful card's alignment also starts from the layout's card in its slot, turned so.
+SLOT_TURNS = (0.0, -8.0, 8.0)
 
 #: Second look at a doubtful card: shifts (share of the card's width / height) and scales.
 NUDGE_SHIFTS = (-0.035, 0.0, 0.035)
