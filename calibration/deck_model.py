@@ -269,7 +269,8 @@ class DeckModel:
     # -- storage -----------------------------------------------------------------------
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        # a name of this process's own: two calibrations (or test workers) may fit the same deck at once
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         near_by_card = self.near_by_card if self.near_by_card is not None else np.full(len(CODES), self.near_distance)
         np.savez(tmp, version=MODEL_VERSION, projection=self.projection, offset=self.offset, means=self.means,
                  max_distance=self.max_distance, min_margin=self.min_margin, near_distance=self.near_distance,

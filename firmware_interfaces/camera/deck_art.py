@@ -124,7 +124,7 @@ class DeckArt:
                     "(scripts/install-card-art.sh does)"
                 )
             cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(".tmp.png")
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp.png")  # this process's own: renders may run at once
             svg = _unzipped_svg(self.source)
             subprocess.run(
                 [renderer, "--export-id", element, "--height", str(FACE_HEIGHT), "-o", str(tmp), str(svg)],
