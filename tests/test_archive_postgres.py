@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
+import psycopg_pool.base
 import pytest
 from archive_helpers import LiveTable
 
@@ -88,7 +89,12 @@ def test_two_followers_of_one_table_keep_each_event_once(postgres_url: str, tabl
             a.close()
 
 
-def test_the_server_killed_under_the_follower_loses_and_doubles_nothing(table: LiveTable) -> None:
+def test_the_server_killed_under_the_follower_loses_and_doubles_nothing(
+        table: LiveTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive is back with its server's first answer: psycopg_pool's own reconnection
+    waits a backoff that doubles while the server is down (here made 30 s from the first
+    failure, as after a long outage), so the archive renews its pool instead of waiting."""
+    monkeypatch.setattr(psycopg_pool.base.AttemptWithBackoff, "INITIAL_DELAY", 30.0)
     with PostgresServer() as server:
         url = server.url()
         archive = open_archive(url)

@@ -105,13 +105,13 @@ class PostgresArchive:
             raise ArchiveError("a postgresql:// archive needs psycopg: pip install 'table-controller[postgres]'")
         self.url = url
         self._where = redact(url)
+        self._pool_size = pool_size
+        self._timeout = timeout
         self._lock = threading.Lock()  # one slice at a time from this process (its order is the chain's)
+        self._renewing = threading.Lock()
+        self._closed = False
+        self._pool = self._open_pool()
         try:
-            # no check on each checkout (a round trip per query): a connection a restarted server
-            # broke fails its first query, the pool discards it, and _read tries once more
-            self._pool = ConnectionPool(url, min_size=1, max_size=pool_size, timeout=timeout, open=False,
-                                        kwargs={"autocommit": True})
-            self._pool.open(wait=True, timeout=timeout)
             self._migrate()
         except ArchiveError:
             self._pool.close()
@@ -119,6 +119,40 @@ class PostgresArchive:
         except Exception as e:  # psycopg's and the pool's errors: the server cannot be used
             self._pool.close()
             raise self._failure("cannot open", e) from e
+
+    def _open_pool(self) -> ConnectionPool[Any]:
+        # no check on each checkout (a round trip per query): a connection a restarted server
+        # broke fails its first query, the pool discards it, and _with_connection tries once more
+        pool: ConnectionPool[Any] = ConnectionPool(self.url, min_size=1, max_size=self._pool_size,
+                                                   timeout=self._timeout, open=False,
+                                                   kwargs={"autocommit": True})
+        try:
+            pool.open(wait=True, timeout=self._timeout)
+        except Exception as e:
+            pool.close()
+            raise self._failure("cannot open", e) from e
+        return pool
+
+    def _renew_pool(self, stale: ConnectionPool[Any]) -> bool:
+        """A new pool in place of ``stale`` when the server answers again; False while it does not.
+
+        psycopg_pool retries a lost server with a backoff that doubles up to minutes, so after a
+        long outage its pool can stay empty long after the server is back; the archive would then
+        report "down" for those minutes. A pool whose checkout timed out is replaced as soon as a
+        new one can connect."""
+        with self._renewing:
+            if self._pool is not stale:  # another thread renewed it meanwhile
+                return True
+            if self._closed:
+                return False
+            try:  # one plain connection first: a server still down refuses it at once
+                psycopg.connect(self.url, connect_timeout=max(1, round(self._timeout))).close()
+                fresh = self._open_pool()
+            except (psycopg.Error, ArchiveError):
+                return False
+            self._pool = fresh
+        stale.close(timeout=0)  # connections still out are closed when they come back
+        return True
 
     def _failure(self, doing: str, e: Exception) -> ArchiveError:
         """The error to raise for a failed call: :class:`ArchiveUnavailable` when the server
@@ -128,16 +162,18 @@ class PostgresArchive:
 
     def _with_connection(self, doing: str, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """``work`` on a pooled connection; once more on a fresh one when the first was dropped by
-        the server (a restart: the pool discards a broken connection when it comes back). ``work``
-        must be safe to repeat: one transaction, or a read."""
+        the server (a restart: the pool discards a broken connection when it comes back), or on a
+        new pool when the old one could not give a connection in time. ``work`` must be safe to
+        repeat: one transaction, or a read."""
         for attempt in (1, 2):
+            pool = self._pool
             try:
-                with self._pool.connection() as conn:
+                with pool.connection() as conn:
                     return work(conn)
             except ArchiveError:
                 raise
             except (psycopg.OperationalError, psycopg.InterfaceError) as e:
-                if attempt == 2 or isinstance(e, PoolTimeout):
+                if attempt == 2 or (isinstance(e, PoolTimeout) and not self._renew_pool(pool)):
                     raise self._failure(doing, e) from e
             except Exception as e:
                 raise self._failure(doing, e) from e
@@ -280,7 +316,9 @@ class PostgresArchive:
         return [ArchiveAlert(*r) for r in rows]
 
     def close(self) -> None:
-        self._pool.close()
+        with self._renewing:
+            self._closed = True
+            self._pool.close()
 
     def __enter__(self) -> PostgresArchive:
         return self
