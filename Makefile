@@ -23,7 +23,7 @@ test-assets:
 	@for s in scripts/install-*.sh; do [ -f "$$s" ] && bash "$$s" || exit 1; done
 
 test: $(VENV)/.installed test-assets
-	TC_REQUIRE_POSTGRES=1 $(PY) -m pytest -q --durations=25
+	TC_REQUIRE_POSTGRES=1 $(PY) -m pytest -q -n 2 --dist loadfile --durations=25
 
 # Types and lint, as CI runs them before the tests (rule sets in pyproject.toml).
 lint: $(VENV)/.installed
