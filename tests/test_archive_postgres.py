@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import psycopg_pool.base
 import pytest
 from archive_helpers import LiveTable
 
-from table_controller.archive import ArchiveError, ArchiveFollower, TableSource, open_archive
+from table_controller.archive import ArchiveError, ArchiveFollower, ArchiveUnavailable, TableSource, open_archive
 from table_controller.archive.postgres import PostgresArchive, redact
 from table_controller.soak.postgres_server import PostgresServer
 
@@ -115,6 +116,24 @@ def test_the_server_killed_under_the_follower_loses_and_doubles_nothing(
             assert follower.unwritten_alerts == []
         finally:
             archive.close()
+
+
+def test_a_pool_busy_on_a_healthy_server_is_not_renewed(postgres_url: str) -> None:
+    """Every connection in use for longer than the timeout is not an outage: the call is
+    refused as before, and the pool (its connections within ``pool_size``) stays."""
+    archive = PostgresArchive(postgres_url, pool_size=1, timeout=1.0)
+    try:
+        pool = archive._pool
+        slow = threading.Thread(target=archive._read, args=("SELECT pg_sleep(2.5)",))
+        slow.start()
+        time.sleep(0.3)
+        with pytest.raises(ArchiveUnavailable):
+            archive._read("SELECT 1")
+        slow.join()
+        assert archive._pool is pool
+        assert archive._read("SELECT 1") == [(1,)]
+    finally:
+        archive.close()
 
 
 def test_the_command_line_archives_into_postgresql(postgres_url: str, table: LiveTable) -> None:

@@ -37,11 +37,12 @@ from table_controller.replay_client import ReplaySlice
 
 try:  # an optional dependency: the `postgres` extra
     import psycopg
-    from psycopg_pool import ConnectionPool, PoolTimeout
+    from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 except ImportError:  # pragma: no cover - reported when a postgresql:// archive is opened
     psycopg = None  # type: ignore[assignment]
     ConnectionPool = None  # type: ignore[assignment,misc]
     PoolTimeout = None  # type: ignore[assignment,misc]
+    PoolClosed = None  # type: ignore[assignment,misc]
 
 #: Advisory-lock key held while the schema is migrated ("TCARCHIV" as a number).
 MIGRATION_LOCK = 0x5443415243484956
@@ -138,9 +139,16 @@ class PostgresArchive:
 
         psycopg_pool retries a lost server with a backoff that doubles up to minutes, so after a
         long outage its pool can stay empty long after the server is back; the archive would then
-        report "down" for those minutes. A pool whose checkout timed out is replaced as soon as a
-        new one can connect."""
-        with self._renewing:
+        report "down" for those minutes. A pool that failed to connect and whose checkout timed
+        out is replaced as soon as a new one can connect (once per outage: the new pool has
+        failed nothing yet)."""
+        if self._pool is not stale:  # another thread renewed it meanwhile
+            return True
+        if not stale.get_stats().get("connections_errors"):
+            return False  # a healthy pool, only busy: every connection in use for `timeout`
+        if not self._renewing.acquire(blocking=False):
+            return False  # another thread is trying (its probe may take a connect timeout)
+        try:
             if self._pool is not stale:  # another thread renewed it meanwhile
                 return True
             if self._closed:
@@ -151,7 +159,9 @@ class PostgresArchive:
             except (psycopg.Error, ArchiveError):
                 return False
             self._pool = fresh
-        stale.close(timeout=0)  # connections still out are closed when they come back
+        finally:
+            self._renewing.release()
+        stale.close(timeout=1.0)  # connections still out are closed when they come back
         return True
 
     def _failure(self, doing: str, e: Exception) -> ArchiveError:
@@ -173,7 +183,11 @@ class PostgresArchive:
             except ArchiveError:
                 raise
             except (psycopg.OperationalError, psycopg.InterfaceError) as e:
-                if attempt == 2 or (isinstance(e, PoolTimeout) and not self._renew_pool(pool)):
+                if attempt == 2:
+                    raise self._failure(doing, e) from e
+                if isinstance(e, PoolClosed) and self._pool is not pool:
+                    continue  # renewed by another thread while this one waited on the old pool
+                if isinstance(e, PoolTimeout) and not self._renew_pool(pool):
                     raise self._failure(doing, e) from e
             except Exception as e:
                 raise self._failure(doing, e) from e
