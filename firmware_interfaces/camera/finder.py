@@ -136,6 +136,8 @@ MAX_OUTLINES = 3
 CARD_ASPECT = (1.2, 1.8)
 SIDES_EQUAL = 0.08
 RIGHT_ANGLE_DEG = 6.0
+#: An outline this much (mm) longer or wider than a card may hold the card in one corner.
+OVERSIZE_MM = 4.0
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,35 @@ class CardFinder:
         box = cv2.boxPoints((slot.centre, (cw, ch), base + turned)).astype(np.float64)
         img = cv2.perspectiveTransform(box.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
         return order_portrait(img)
+
+    def cards_within(self, corners: np.ndarray, slack_mm: float = OVERSIZE_MM) -> list[np.ndarray]:
+        """Image outlines of a card of the layout's size in each corner of an outline that is
+        more than ``slack_mm`` longer or wider than a card (a card joined to the printed line
+        beside it, or to a glare spot, on one or two sides: the card lies in one of its
+        corners), square to it; none for an outline of a card's size or smaller."""
+        mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), self._to_table).reshape(-1, 2)
+        rect = cv2.minAreaRect(mm.astype(np.float32))
+        box = cv2.boxPoints(rect).astype(np.float64)
+        u, v = box[1] - box[0], box[2] - box[1]
+        lu, lv = float(np.hypot(*u)), float(np.hypot(*v))
+        if min(lu, lv) <= 1e-6:
+            return []
+        u, v = u / lu, v / lv
+        cw, ch = self.layout.card_mm
+        a, b = (ch, cw) if lu >= lv else (cw, ch)  # the card's sides along u and v
+        if lu <= a + slack_mm and lv <= b + slack_mm:
+            return []
+        centre = box.mean(axis=0)
+        out = []
+        for p in box:
+            su = 1.0 if np.dot(centre - p, u) >= 0 else -1.0
+            sv = 1.0 if np.dot(centre - p, v) >= 0 else -1.0
+            at = p + su * min(a, lu) / 2 * u + sv * min(b, lv) / 2 * v
+            card = np.array([at + (x * a / 2) * u + (y * b / 2) * v
+                             for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+            img = cv2.perspectiveTransform(card.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
+            out.append(order_portrait(img))
+        return out
 
     def card_shaped(self, corners: np.ndarray) -> bool:
         """Whether an image outline (4 corners in order) is a card's shape on the table: a

@@ -144,7 +144,10 @@ class Recognizer:
         Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
         and so is the layout's card in the middle of ``slot`` (the slot the card lies in), and
         an aligned outline of a card's shape (``CardFinder.card_shaped``; from the slot, in the
-        same slot) is read under the same tests.
+        same slot) is read under the same tests, except that the views that must not lie near
+        another card are those around the aligned outline (the second look's lay around an
+        outline that may have been off: a motion-blurred 9C's lay near 9S too, its aligned
+        ones near 9C alone).
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -188,6 +191,10 @@ class Recognizer:
                 in_slot = self.finder.slot_outline(slot, turned)
                 ms = model.read(warp_card(frame, in_slot))
                 starts.append((_as_read(in_slot, ms.flipped), ms.code))
+        # an outline larger than a card (joined to a line beside it): the card in each corner
+        for in_corner in self.finder.cards_within(as_read):
+            mc = model.read(warp_card(frame, in_corner))
+            starts.append((_as_read(in_corner, mc.flipped), mc.code))
         for start, code in starts:
             aligned = align_to_face(frame, start, templates.faces[code])
             if aligned is None or not self.finder.card_shaped(aligned):
@@ -196,7 +203,11 @@ class Recognizer:
                 continue  # aligned onto a card in another slot
             card = warp_card(frame, aligned)
             ma = model.read(card)
-            if self._passes(ma, card, limit, clear_elsewhere, near_elsewhere):
+            # the second look's views lay around an outline that may have been off; around the
+            # aligned one, its own views say whether the card lies near another code
+            near_aligned = {ma.code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(aligned))
+                                        if r.accepted and r.margin >= limit}
+            if self._passes(ma, card, limit, clear_elsewhere, near_aligned):
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
         return None, 0.0, as_read
 
