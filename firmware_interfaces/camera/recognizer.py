@@ -195,8 +195,28 @@ class Recognizer:
         for in_corner in self.finder.cards_within(as_read):
             mc = model.read(warp_card(frame, in_corner))
             starts.append((_as_read(in_corner, mc.flipped), mc.code))
+        read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere)
+        if read is None:
+            # last, for a card whose every start read another face (an outline a card's size but
+            # 5-7 mm off: the slot's own fit under glare): its print looked for on a wider grid
+            # around the outline, and the view nearest to a card aligned to that card's face
+            # (that view may still lie far from any card: the alignment and the tests judge it)
+            views = [(model.read(warp_card(frame, c)), c) for c in _spread(as_read)]
+            if views:
+                r, c = min(views, key=lambda rc: rc[0].distance)
+                read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
+                                          clear_elsewhere)
+        return read if read is not None else (None, 0.0, as_read)
+
+    def _aligned_read(self, frame: np.ndarray, starts: list[tuple[np.ndarray, str]], as_read: np.ndarray,
+                      slot: Slot | None, limit: float, clear_elsewhere: set[str],
+                      ) -> tuple[str, float, np.ndarray] | None:
+        """The first of ``starts`` (outline, the face to align it to) whose outline, aligned to
+        that face, is a card's shape in ``slot`` (``as_read``, the card's own outline, may lie
+        anywhere) and reads past :meth:`_passes`; None when none does."""
+        model = self.calibration.templates.model
         for start, code in starts:
-            aligned = align_to_face(frame, start, templates.faces[code])
+            aligned = align_to_face(frame, start, self.calibration.templates.faces[code])
             if aligned is None or not self.finder.card_shaped(aligned):
                 continue
             if start is not as_read and self.layout.slot_at(*self.finder.to_table(aligned.mean(axis=0))) != slot:
@@ -209,7 +229,7 @@ class Recognizer:
                                         if r.accepted and r.margin >= limit}
             if self._passes(ma, card, limit, clear_elsewhere, near_aligned):
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
-        return None, 0.0, as_read
+        return None
 
     def _passes(self, m: ModelReading, card: np.ndarray, limit: float, clear_elsewhere: set[str],
                 near_elsewhere: set[str]) -> bool:
@@ -313,6 +333,20 @@ SLOT_TURNS = (0.0, -8.0, 8.0)
 #: Second look at a doubtful card: shifts (share of the card's width / height) and scales.
 NUDGE_SHIFTS = (-0.035, 0.0, 0.035)
 NUDGE_SCALES = (0.97, 1.03)
+
+
+#: The last search for a doubtful card's print: shifts (share of the card's width, height).
+SPREAD_SHIFTS = ((-0.1, -0.05, 0.0, 0.05, 0.1), (-0.07, -0.035, 0.0, 0.035, 0.07))
+
+
+def _spread(corners: np.ndarray) -> list[np.ndarray]:
+    """Outlines of ``corners``' size around it on a 5 x 5 grid (:data:`SPREAD_SHIFTS`), in the
+    card's own frame, ``corners`` itself left out."""
+    w, h = CARD_SIZE
+    canon = canonical_corners().astype(np.float64)
+    to_image = cv2.getPerspectiveTransform(canon.astype(np.float32), np.asarray(corners, np.float32))
+    out = [canon + (dx * w, dy * h) for dx in SPREAD_SHIFTS[0] for dy in SPREAD_SHIFTS[1] if dx or dy]
+    return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
 
 
 def _nudged(corners: np.ndarray) -> list[np.ndarray]:
