@@ -42,6 +42,20 @@ def _fair_frames() -> tuple[GeneratedFrame, ...]:
                                    off_layout_every=0, empty_every=0))
 
 
+def _read_through(finder: type[CardFinder]) -> tuple[int, int]:
+    """(cards read right, cards read wrong) of the fair frames, found only by ``finder(tf)``."""
+    templates = templates_for(DECK)
+    read = wrong = 0
+    for tf in _fair_frames():
+        rec = Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates), tf.layout,
+                         second_pass=False)
+        rec.finder = finder(tf)  # type: ignore[call-arg]
+        for t, r in zip(tf.scene.cards, rec.recognize(tf.scene.image), strict=True):
+            read += r.code == t.code
+            wrong += r.code is not None and r.code != t.code
+    return read, wrong
+
+
 def test_an_outline_millimetres_off_is_moved_onto_the_card() -> None:
     templates = templates_for(DECK)
     before, after = [], []
@@ -152,15 +166,7 @@ class _FarOffOutlines(CardFinder):
 
 
 def test_a_card_whose_outline_is_far_off_is_read_from_the_layouts_card_in_its_slot() -> None:
-    templates = templates_for(DECK)
-    read = wrong = 0
-    for tf in _fair_frames():
-        rec = Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates), tf.layout,
-                         second_pass=False)
-        rec.finder = _FarOffOutlines(tf)
-        for t, r in zip(tf.scene.cards, rec.recognize(tf.scene.image), strict=True):
-            read += r.code == t.code
-            wrong += r.code is not None and r.code != t.code
+    read, wrong = _read_through(_FarOffOutlines)
     assert wrong == 0
     # from the far-off outlines alone, none of these 18 cards is read (the cards lie up to 8 mm
     # off their slot's middle and turned up to 12°: ECC does not reach every one from there)
@@ -209,15 +215,7 @@ class _OversizedOutlines(CardFinder):
 
 
 def test_a_card_in_a_corner_of_an_outline_too_big_for_it_is_read() -> None:
-    templates = templates_for(DECK)
-    read = wrong = 0
-    for tf in _fair_frames():
-        rec = Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates), tf.layout,
-                         second_pass=False)
-        rec.finder = _OversizedOutlines(tf)
-        for t, r in zip(tf.scene.cards, rec.recognize(tf.scene.image), strict=True):
-            read += r.code == t.code
-            wrong += r.code is not None and r.code != t.code
+    read, wrong = _read_through(_OversizedOutlines)
     assert wrong == 0
     # without a card's outline tried in each corner, 13 of these 18 cards are read (16 with)
     assert read >= 16, read
