@@ -1,5 +1,5 @@
 """The recogniser's faster paths compute exactly what the plain ones did: each is checked here
-against the plain computation, bit for bit (an OpenCV or numpy upgrade that broke one would
+against the plain computation, bit for bit where it can be (an OpenCV or numpy upgrade that broke one would
 show here before it moved a read)."""
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from firmware_interfaces.camera.finder import (
     FIND_PX_PER_MM,
     CardFinder,
     _channel_max,
+    _channel_min,
     _EmptyTable,
     _median_u8,
     _median_u8_columns,
     _rect_steps,
+    _warp_whiteness,
     learn_empty_table,
 )
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
@@ -135,3 +137,23 @@ def test_the_printed_pixels_indexes_are_numpys_flatnonzero() -> None:
         printed = ((rng.random((50, 90)) < share) * 255).astype(np.uint8)
         at = _EmptyTable(printed, cv2.bitwise_not(printed)).printed_at
         assert np.array_equal(at, np.flatnonzero(printed))
+
+
+def test_a_patchs_whiteness_from_its_crop_is_the_whole_frames() -> None:
+    rng = np.random.default_rng(6)
+    frame = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    patch = np.array([[0, 0], [40, 0], [40, 60], [0, 60]], np.float32)
+    worst = 0
+    for _ in range(200):
+        # outlines inside the frame, across its edges and (a few) wholly outside it
+        centre = rng.uniform([-80, -80], [1360, 800])
+        half = rng.uniform([15, 25], [60, 90])
+        turn = rng.uniform(-0.4, 0.4)
+        rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        corners = centre + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ rot.T
+        corners[2] += rng.uniform(-5, 5, 2)  # a little perspective
+        to_patch = cv2.getPerspectiveTransform(corners.astype(np.float32), patch)
+        whole = cv2.warpPerspective(_channel_min(frame), to_patch, (40, 60), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        worst = max(worst, int(np.abs(_warp_whiteness(frame, to_patch, (40, 60)).astype(int) - whole).max()))
+    assert worst <= 1  # the crop's shifted warp may round an interpolation weight the other way
