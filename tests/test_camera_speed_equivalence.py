@@ -33,14 +33,15 @@ from firmware_interfaces.camera.finder import (
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
 
-def test_the_turned_view_shares_the_white_balance_bit_for_bit() -> None:
+def test_the_turned_view_is_the_upright_ones_blocks_turned() -> None:
     rng = np.random.default_rng(3)
     pictures = [rng.integers(0, 256, (160, 112, 3), dtype=np.uint8) for _ in range(20)]
     face = cv2.resize(deck_or_skip("svg-cards").face("QH"), (112, 160), interpolation=cv2.INTER_AREA)
     pictures.append(np.clip(face.astype(np.int16) + rng.integers(-20, 20, face.shape), 0, 255).astype(np.uint8))
     for card in pictures:
         plain = np.stack([card_features(card), card_features(np.ascontiguousarray(card[::-1, ::-1]))])
-        assert np.array_equal(both_ways(card), plain)
+        assert np.array_equal(both_ways(card)[0], plain[0])  # the upright view is the fit's own
+        assert np.abs(both_ways(card)[1] - plain[1]).max() < 1e-5  # the turned one, to float rounding
 
 
 def test_dividing_by_the_paper_level_with_opencv_is_numpys_division() -> None:
