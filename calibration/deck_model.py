@@ -94,15 +94,26 @@ def _balanced(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     against its own paper: per pixel, so those of the card turned 180° are these turned."""
     img = card.astype(np.float32)
     # white balance against the card's own paper: undoes exposure and colour cast
-    sample = img[::3, ::3].reshape(-1, 3)
-    paper = np.partition(sample, int(0.92 * len(sample)), axis=0)[int(0.92 * len(sample))]
+    level = np.maximum(_paper(card), 8.0).tolist()
     # cv2.divide by the per-channel scalar: IEEE float32 division as numpy's, bit for bit, at a
-    # seventh of the cost (numpy's broadcast over a last axis of 3 is slow)
-    level = np.maximum(paper, 8.0).tolist()
-    img = cv2.divide(img, (level[0], level[1], level[2], 0.0))  # type: ignore[call-overload]
-    gray = 0.114 * img[:, :, 0] + 0.587 * img[:, :, 1] + 0.299 * img[:, :, 2]
-    red = np.maximum(img[:, :, 2] - np.maximum(img[:, :, 0], img[:, :, 1]), 0.0)
+    # seventh of the cost (numpy's broadcast over a last axis of 3 is slow); the channels
+    # split for the same reason
+    b, g, r = cv2.split(cv2.divide(img, (level[0], level[1], level[2], 0.0)))  # type: ignore[call-overload]
+    gray = 0.114 * b + 0.587 * g + 0.299 * r
+    red = cv2.max(cv2.subtract(r, cv2.max(b, g)), 0.0)
     return gray, red
+
+
+def _paper(card: np.ndarray) -> np.ndarray:
+    """Per channel, the level 92 % of a grid of the card's pixels (every third) lie at or
+    under: its paper's. From each channel's histogram when the card is uint8 (the same value
+    as sorting, at a third of the cost)."""
+    sample = card[::3, ::3].reshape(-1, card.shape[2])
+    k = int(0.92 * len(sample))
+    if card.dtype != np.uint8:
+        return np.asarray(np.partition(sample.astype(np.float32), k, axis=0)[k])
+    return np.array([np.searchsorted(np.cumsum(np.bincount(sample[:, c], minlength=256)), k + 1)
+                     for c in range(sample.shape[1])], np.float32)
 
 
 def _parts(gray: np.ndarray, red: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

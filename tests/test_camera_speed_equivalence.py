@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from cardart import deck_or_skip
 
-from calibration.deck_model import both_ways, card_features
+from calibration.deck_model import _paper, both_ways, card_features
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from firmware_interfaces.camera.finder import (
@@ -158,3 +158,12 @@ def test_a_patchs_whiteness_from_its_crop_is_the_whole_frames() -> None:
                                     borderMode=cv2.BORDER_REPLICATE)
         worst = max(worst, int(np.abs(_warp_whiteness(frame, to_patch, (40, 60)).astype(int) - whole).max()))
     assert worst <= 1  # the crop's shifted warp may round an interpolation weight the other way
+
+
+def test_the_paper_level_from_histograms_is_the_sorted_ones() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        card = cv2.GaussianBlur(rng.integers(0, 256, (160, 112, 3), dtype=np.uint8), (0, 0), rng.uniform(0.3, 3))
+        sample = card[::3, ::3].reshape(-1, 3).astype(np.float32)
+        k = int(0.92 * len(sample))
+        assert np.array_equal(_paper(card), np.partition(sample, k, axis=0)[k])
