@@ -128,7 +128,7 @@ class Recognizer:
     def _read(self, frame: np.ndarray, outlines: list[np.ndarray], quick: bool = False,
               slot: Slot | None = None) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
-        read far past the margin limit, no second or third look (None otherwise).
+        read far past the margin limit on the refined outline, nothing more (None otherwise).
 
         The deck model reads the card from its refined outline and from the finder's own
         outlines (other masks cut the card a little differently). A read far past the
@@ -164,9 +164,10 @@ class Recognizer:
             reads.append((m, corners, card))
             if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
+            if quick:
+                # not sure on its best outline: the card gets its full read in the second pass
+                return None, 0.0, _as_read(corners, m.flipped)
         m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
-        if quick:
-            return None, 0.0, _as_read(c0, m0.flipped)
         tries = [(m0, card0, c0)]
         for corners in _nudged(_as_read(c0, m0.flipped)):
             card = warp_card(frame, corners)
