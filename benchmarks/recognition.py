@@ -198,11 +198,14 @@ def _stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict[str,
 
 
 def scene_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int, hard: bool,
-             size: tuple[int, int] | None = None, special: bool = False) -> list[GeneratedFrame]:
-    """The frames to read: randomised (``hard``, ``special`` adds the special cards) or classic;
-    ``size`` fixes the frame size (for timing)."""
+              size: tuple[int, int] | None = None, special: bool = False,
+              burnt_glare: float = 0.0) -> list[GeneratedFrame]:
+    """The frames to read: randomised (``hard``, ``special`` adds the special cards,
+    ``burnt_glare`` is the chance of a burnt-out highlight on a card) or classic; ``size``
+    fixes the frame size (for timing)."""
     if hard or special:
         r = DomainRandomisation.with_special_cards() if special else DomainRandomisation()
+        r = replace(r, burnt_glare_chance=burnt_glare)
         if size is not None:
             r = replace(r, frame_sizes=(size,))
         return generate_test_set(deck, layouts, frames, seed=seed, randomise=r)
@@ -211,7 +214,7 @@ def scene_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int, hard
 
 
 def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
-               special: bool) -> dict[str, object]:
+               special: bool, burnt_glare: float = 0.0) -> dict[str, object]:
     """Calibrate for one deck design, read its test set and report counts, bands, timing."""
     design = "tuned-on" if name in TUNED_ON else "held-out"
     progress(f"{name}: calibrating")
@@ -223,7 +226,7 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
     plane_failures: list[str] = []
     six_cards: dict[str, list[GeneratedFrame]] = {}
     t_gen = time.perf_counter()
-    frames_set = scene_set(deck, layouts, frames, seed, hard)
+    frames_set = scene_set(deck, layouts, frames, seed, hard, burnt_glare=burnt_glare)
     gen_s = time.perf_counter() - t_gen
     # the first read may finish a calibration that build_templates left for later (a model
     # fitted on first use): time it apart, on a clean frame with cards, and keep it out of
@@ -254,7 +257,8 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
         source = "scored frames"
         if len(size_ms) < MIN_TIMED_FRAMES:  # the test set has too few frames of this size: time extra ones
             source = "scored frames + extra frames" if size_ms else "extra frames"
-            extra = scene_set(deck, layouts, 2 * MIN_TIMED_FRAMES, seed + 1000 + w, hard, (w, h))
+            extra = scene_set(deck, layouts, 2 * MIN_TIMED_FRAMES, seed + 1000 + w, hard, (w, h),
+                              burnt_glare=burnt_glare)
             for j, tf in enumerate(extra):
                 if len(size_ms) >= MIN_TIMED_FRAMES:
                     break
@@ -352,8 +356,13 @@ def main() -> int:
     kind.add_argument("--classic", dest="hard", action="store_false", help="today's Degradation scenes")
     parser.add_argument("--special", action="store_true",
                         help="also frames with face-down, half-covered and cut cards: none may get a code")
+    parser.add_argument("--burnt-glare", type=float, default=0.0, metavar="CHANCE",
+                        help="chance per frame of a burnt-out highlight on a card (0..1, default 0); a card "
+                             "burnt over half of it must get no code")
     parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
     args = parser.parse_args()
+    if not 0.0 <= args.burnt_glare <= 1.0:
+        parser.error("--burnt-glare is a chance, 0..1")
     cv2.setNumThreads(1)
     named = args.decks.split(",") if args.decks else None
     names = named or available_decks()
@@ -362,6 +371,7 @@ def main() -> int:
         return 1
     out: dict[str, object] = {
         "benchmark": "recognition", "scenes": "hard" if args.hard else "classic", "special": args.special,
+        "burnt_glare_chance": args.burnt_glare,
         "frame_sizes": ["1280x720", "1920x1080"] if args.hard else ["1280x720"], "cores": 1,
         "seed": args.seed, "targets": TARGETS, "tuned_on": list(TUNED_ON),
     }
@@ -378,7 +388,7 @@ def main() -> int:
         if problems and named is None:
             skipped[name] = problems
             continue
-        result = bench_deck(name, deck, args.frames, args.seed, args.hard, args.special)
+        result = bench_deck(name, deck, args.frames, args.seed, args.hard, args.special, args.burnt_glare)
         if problems:
             result["art_problems"] = problems
         decks[name] = result

@@ -130,6 +130,29 @@ def test_forced_glare_on_a_card_brightens_that_card() -> None:
     assert brighter > 40
 
 
+def test_a_burnt_out_highlight_clips_one_card_to_white_and_leaves_the_rest_of_the_frame_as_it_was() -> None:
+    plain = _frames(6, seed=14, glare_spots=(0, 0), layouts=("baccarat",))
+    burnt = _frames(6, seed=14, glare_spots=(0, 0), layouts=("baccarat",), burnt_glare_chance=1.0,
+                    burnt_glare_strength=(450.0, 450.0), burnt_glare_sigma=(20.0, 60.0))
+    shares = []
+    for a, b in zip(plain, burnt, strict=True):
+        ca, cb = a.scene.meta["conditions"], b.scene.meta["conditions"]
+        assert cb["burnt_glare"] == 1 and "burnt_glare" not in ca
+        glare = ("special", "burnt_glare", "glare_spots", "glare", "glare_on_card")
+        assert {k: v for k, v in ca.items() if k not in glare} == {k: v for k, v in cb.items() if k not in glare}
+        hit = [t for t in b.scene.cards if t.conditions["glare_burnt"]]
+        assert hit
+        spot = cb["glare"][0]
+        white = b.scene.image[int(spot["y"]), int(spot["x"])]
+        assert white.min() >= 235, "a burnt-out highlight clips to white"
+        for t in b.scene.cards:
+            share = t.conditions["glare_burnt_share"]
+            assert (t.code is None) == (share > 0.5) and (t.conditions["kind"] == "burnt") == (share > 0.5)
+            shares.append(share)
+    # some cards are burnt past reading, others only in part
+    assert any(v > 0.5 for v in shares) and any(0 < v <= 0.5 for v in shares)
+
+
 def test_the_default_hard_set_has_no_card_that_cannot_be_named() -> None:
     for tf in _frames(2, seed=21):
         assert all(t.code is not None and t.conditions["kind"] == "normal" for t in tf.scene.cards)

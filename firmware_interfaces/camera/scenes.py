@@ -436,6 +436,11 @@ HAND_PPM = 1.0
 OCCLUDED_AT = 0.3
 #: Glare adding this many grey levels somewhere on a card counts as glare on that card.
 GLARE_ON_CARD_LEVEL = 30.0
+#: Glare adding this many grey levels burns a card's ink to white (ink is 20-60 grey levels
+#: dark; most exposures leave it clipped), and a card burnt over more than this share of it
+#: is one no reader may name (``DomainRandomisation.burnt_glare_chance``).
+BURNT_LEVEL = 200.0
+BURNT_UNREADABLE = 0.5
 #: Chip diameter, mm.
 CHIP_MM = 39.0
 #: A frame with cards cut by its edge ends this far beyond that table edge (mm): the corner
@@ -492,6 +497,15 @@ class DomainRandomisation:
     glare_spots: tuple[int, int] = (0, 3)
     glare_on_card_chance: float = 0.35
     glare_strength: tuple[float, float] = (40.0, 140.0)
+    # a burnt-out highlight (a glossy card under a studio's key light): per frame with cards,
+    # the chance of a glare spot on one card strong enough to clip its paper and ink to white
+    # over part of it, its strength (grey levels added at its peak) and spread (sigma, px of a
+    # 720p frame). Drawn from a stream of its own: at 0 (the default) frames are as without it.
+    # A card whose ink it burns (BURNT_LEVEL) over more than BURNT_UNREADABLE of it is one no
+    # reader may name (kind "burnt", truth code None).
+    burnt_glare_chance: float = 0.0
+    burnt_glare_strength: tuple[float, float] = (180.0, 450.0)
+    burnt_glare_sigma: tuple[float, float] = (10.0, 35.0)
     blur_sigma: tuple[float, float] = (0.3, 1.8)
     motion_blur_chance: float = 0.25
     motion_blur_px: tuple[int, int] = (3, 9)
@@ -779,6 +793,38 @@ def _max_over(field_: np.ndarray, corners: np.ndarray) -> float:
     return float(roi.max()) if roi.size else 0.0
 
 
+def _share_over(field_: np.ndarray, corners: np.ndarray, level: float) -> float:
+    """The share of the card with image ``corners`` where the image-sized ``field_`` is at
+    least ``level``."""
+    h, w = field_.shape
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
+    roi = field_[y0:y1, x0:x1][mask > 0]
+    return float(np.count_nonzero(roi >= level)) / roi.size if roi.size else 0.0
+
+
+def _burnt_spots(placed: list[PlacedCard], kinds: list[str], corners_img: list[np.ndarray],
+                 r: DomainRandomisation, scale: float, rng: random.Random) -> list[GlareSpot]:
+    """The burnt-out highlight of a frame, if it has one (see ``DomainRandomisation.burnt_glare_chance``),
+    on one of its normal cards; from a stream of its own, so every other setting of the frame
+    is as without it."""
+    normal = [k for k, kind in enumerate(kinds) if kind == "normal"]
+    if r.burnt_glare_chance <= 0 or not normal:
+        return []
+    own = random.Random("burnt glare " + str(rng.getstate()[1][:16]))
+    if own.random() >= r.burnt_glare_chance:
+        return []
+    k = own.choice(normal)
+    x, y = _point_on(corners_img[k], own)
+    return [GlareSpot(x, y, own.uniform(*r.burnt_glare_sigma) * scale, own.uniform(*r.burnt_glare_sigma) * scale,
+                      own.uniform(*r.burnt_glare_strength))]
+
+
 def _place_hand(card: PlacedCard, target: float, rng: random.Random, layout: Layout) -> HandPose:
     """A hand reaching in from the nearer long edge of the table, moved along its arm until it
     covers ``target`` of ``card``."""
@@ -910,8 +956,15 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
             x, y = rng.uniform(0.05, 0.95) * w, rng.uniform(0.05, 0.95) * h
             spots.append(GlareSpot(x, y, rng.uniform(30, 110) * scale, rng.uniform(20, 80) * scale, strength))
             aimed.append(None)
+    burnt = _burnt_spots(placed, kinds, corners_img, r, scale, rng)
+    spots += burnt
+    aimed += [None] * len(burnt)
     glare = glare_field((w, h), spots)
     glare_peaks = [_max_over(glare, c) for c in corners_img]
+    burnt_share = [_share_over(glare, c, BURNT_LEVEL) for c in corners_img] if r.burnt_glare_chance > 0 else []
+    for k, share in enumerate(burnt_share):
+        if kinds[k] == "normal" and share > BURNT_UNREADABLE:
+            kinds[k] = "burnt"
     faults = CameraFaults(
         exposure_stops=rng.uniform(*r.exposure_stops),
         gains=(rng.uniform(*r.cast_gain), rng.uniform(*r.cast_gain), rng.uniform(*r.cast_gain)),
@@ -933,6 +986,8 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
             "cut": kinds[k] == "cut", "cut_fraction": round(cut_fractions.get(k, 0.0), 3),
             "shadow": shadow_on[k],
         })
+        if burnt_share:
+            cond.update({"glare_burnt": burnt_share[k] > 0.0, "glare_burnt_share": round(burnt_share[k], 3)})
         nameable: str | None = p.code if kinds[k] == "normal" else None
         truth.append(TruthCard(nameable, [(float(x), float(y)) for x, y in corners], p.slot, p.centre_mm, cond))
     conditions = dict(view.conditions)
@@ -950,6 +1005,9 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         "noise_sigma": round(faults.noise_sigma, 3), "jpeg_quality": faults.jpeg_quality,
         "special": {kind: kinds.count(kind) for kind in ("face_down", "occluded", "cut")},
     })
+    if r.burnt_glare_chance > 0:
+        special = {kind: kinds.count(kind) for kind in ("face_down", "occluded", "cut", "burnt")}
+        conditions.update({"burnt_glare": len(burnt), "special": special})
     return Scene(image, truth, h_img, {"deck": deck.name, "layout": layout.name, "conditions": conditions})
 
 

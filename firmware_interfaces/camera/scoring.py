@@ -40,7 +40,8 @@ NUMERIC_BANDS: dict[str, tuple[str, tuple[float, ...]]] = {
     "pose_shift_px": ("pose_shift_px", (1.0, 3.0)),
 }
 #: Yes/no bands: band name -> condition key (yes when the value is true or above 0).
-YES_NO_BANDS: dict[str, str] = {"glare_on_card": "glare_on_card", "motion_blur": "motion_blur_px"}
+YES_NO_BANDS: dict[str, str] = {"glare_on_card": "glare_on_card", "motion_blur": "motion_blur_px",
+                                "glare_burnt": "glare_burnt"}
 #: Bands named by the condition's own value: band name -> condition key.
 LABEL_BANDS: dict[str, str] = {"felt_colour": "felt_colour", "frame_size": "frame_size", "kind": "kind"}
 
