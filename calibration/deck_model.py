@@ -45,7 +45,7 @@ from calibration.augment import ViewRanges, random_view
 from firmware_interfaces.cards import CODES
 
 #: Bump when features or the fit change: cached models of an older version are refitted.
-MODEL_VERSION = 6
+MODEL_VERSION = 7
 #: Views per card to fit on, and to set the reject limits on.
 FIT_VIEWS = 90
 HELD_OUT_VIEWS = 40
@@ -70,6 +70,8 @@ MIN_MARGIN = 0.9
 #: 422 -> 425, no wrong read either way; 4 and 10 px did no better.
 HIGH_PASS_SIGMA = 6.0
 _CORNER = (slice(2, 66), slice(2, 36))
+#: Where a canonical card's top-left corner index lies (rows, columns).
+INDEX_CORNER = _CORNER
 _CORNER_SIZE = (17, 32)
 _FACE_SIZE = (28, 40)
 _RED_SIZE = (10, 15)
@@ -165,6 +167,8 @@ class ModelReading:
     distance: float  # squared distance to the card read, in spreads of its views (about 51 when typical)
     margin: float  # (runner-up's distance - this one's) / this one's; larger is clearer
     accepted: bool  # near enough and clear enough to be reported
+    #: the corner index model's reads of the card's two corners (see DeckModel.read_indexes)
+    indexes: tuple[ModelReading, ModelReading] | None = None
 
 
 @dataclass
@@ -180,6 +184,9 @@ class DeckModel:
     near_distance: float = 0.0  # 97 % of held-out views of all cards lay this near their card
     #: per card: 97 % of its own held-out views lay this near it (never below ``near_distance``)
     near_by_card: np.ndarray | None = None
+    #: the corner index alone (one block: rank and suit, upright), fitted on the same views'
+    #: two corners, with limits of its own: what reads a card whose face glare has burnt out
+    index: DeckModel | None = None
 
     def near_limit(self, code: str) -> float:
         """How near card ``code`` a doubtful read must lie: as near as 97 % of the held-out
@@ -192,7 +199,8 @@ class DeckModel:
 
     def read(self, card: np.ndarray) -> ModelReading:
         """Read a canonical card picture (either way up)."""
-        z = both_ways(card) @ self.projection - self.offset  # (2, 51)
+        features = both_ways(card)
+        z = features @ self.projection - self.offset  # (2, 51)
         d = ((z[:, None, :] - self.means[None, :, :]) ** 2).sum(axis=2)  # (2, 52)
         per_code = d.min(axis=0)
         order = np.argsort(per_code)
@@ -200,8 +208,45 @@ class DeckModel:
         flipped = bool(d[1, best] < d[0, best])
         dist = float(per_code[best])
         margin = float(per_code[second] - dist) / max(dist, 1e-6)
+        indexes = None
+        if self.index is not None:
+            indexes = self.index._index_reads(features[0, :INDEX_DIMS], features[0, INDEX_DIMS : 2 * INDEX_DIMS])
         return ModelReading(CODES[best], CODES[second], flipped, dist, margin,
-                            dist <= self.max_distance and margin >= self.min_margin)
+                            dist <= self.max_distance and margin >= self.min_margin, indexes)
+
+    def read_indexes(self, card: np.ndarray) -> tuple[ModelReading, ModelReading] | None:
+        """The corner index model's reads of the card's two corners, each on its own: the
+        top-left corner as the card lies, and the bottom-right one turned upright (either
+        way up, each holds an upright index). None when the model has no index model."""
+        if self.index is None:
+            return None
+        tl, br, _, _ = _parts(*_balanced(card))
+        return self.index._index_reads(_normalised(tl), _normalised(br))
+
+    def _index_reads(self, tl: np.ndarray, br: np.ndarray) -> tuple[ModelReading, ModelReading]:
+        """This (index) model's reads of two normalised corner blocks."""
+        z = np.stack([tl, br]).astype(np.float32) @ self.projection - self.offset
+        d = ((z[:, None, :] - self.means[None, :, :]) ** 2).sum(axis=2)  # (2, 52)
+        reads = []
+        for row in d:
+            order = np.argsort(row)
+            best, second = int(order[0]), int(order[1])
+            dist = float(row[best])
+            margin = float(row[second] - dist) / max(dist, 1e-6)
+            reads.append(ModelReading(CODES[best], CODES[second], False, dist, margin,
+                                      dist <= self.max_distance and margin >= self.min_margin))
+        return reads[0], reads[1]
+
+    def index_names_another(self, m: ModelReading) -> bool:
+        """Whether a corner index of the card read as ``m`` names another code: its index
+        model's nearest code is another, lying as near as 97 % of held-out index views did
+        and clearer than :data:`INDEX_VETO_MARGIN`. Glare that burns pips away leaves a
+        face that reads as a card with fewer pips, far past the margin limit (a held-out
+        design's 5S read as 4S at six times it), while an index it left shows the rank."""
+        if m.indexes is None or self.index is None:
+            return False
+        return any(r.code != m.code and r.distance <= self.index.near_distance and r.margin >= INDEX_VETO_MARGIN
+                   for r in m.indexes)
 
     @property
     def typical_distance(self) -> float:
@@ -250,6 +295,13 @@ class DeckModel:
         projection, offset, means = _lda(x, y, len(CODES))
         model = cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32), np.inf, 0.0)
         model._set_limits(np.concatenate(x_out), np.array(y_out))
+        # the corner index alone: both corners of every view are samples of an upright index
+        xi, yi = _index_blocks(x), np.concatenate([y, y])
+        projection, offset, means = _lda(xi, yi, len(CODES))
+        model.index = cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32),
+                          np.inf, 0.0)
+        y_held = np.array(y_out)
+        model.index._set_limits(_index_blocks(np.concatenate(x_out)), np.concatenate([y_held, y_held]))
         if progress:
             progress(total, total)
         return model
@@ -294,11 +346,21 @@ class DeckModel:
         # a name of this process's own: two calibrations (or test workers) may fit the same deck at once
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         near_by_card = self.near_by_card if self.near_by_card is not None else np.full(len(CODES), self.near_distance)
-        np.savez(tmp, version=MODEL_VERSION, projection=self.projection, offset=self.offset, means=self.means,
-                 max_distance=self.max_distance, min_margin=self.min_margin, near_distance=self.near_distance,
-                 near_by_card=near_by_card,
-                 report=np.array(repr(self.report)))
+        arrays: dict[str, np.ndarray] = {
+            "version": np.array(MODEL_VERSION), "projection": self.projection, "offset": self.offset,
+            "means": self.means, "max_distance": np.array(self.max_distance), "min_margin": np.array(self.min_margin),
+            "near_distance": np.array(self.near_distance), "near_by_card": near_by_card,
+            "report": np.array(repr(self.report)), **self._index_arrays()}
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
         tmp.replace(path)
+
+    def _index_arrays(self) -> dict[str, np.ndarray]:
+        i = self.index
+        if i is None:
+            return {}
+        return {"index_projection": i.projection, "index_offset": i.offset, "index_means": i.means,
+                "index_limits": np.array([i.max_distance, i.min_margin, i.near_distance], np.float64),
+                "index_report": np.array(repr(i.report))}
 
     @classmethod
     def load(cls, path: Path) -> DeckModel | None:
@@ -318,12 +380,36 @@ class DeckModel:
                         or means.shape != (len(CODES), dims) or near_by_card.shape != (len(CODES),)
                         or not all(np.isfinite(a).all() for a in (projection, offset, means, near_by_card))):
                     return None
-                return cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32),
-                           float(z["max_distance"]), float(z["min_margin"]),
-                           report if isinstance(report, dict) else {}, float(z["near_distance"]),
-                           near_by_card.astype(np.float32))
+                model = cls(projection.astype(np.float32), offset.astype(np.float32), means.astype(np.float32),
+                            float(z["max_distance"]), float(z["min_margin"]),
+                            report if isinstance(report, dict) else {}, float(z["near_distance"]),
+                            near_by_card.astype(np.float32))
+                if "index_projection" in z.files:
+                    ip, io, im, lim = z["index_projection"], z["index_offset"], z["index_means"], z["index_limits"]
+                    if (ip.ndim != 2 or ip.shape != (INDEX_DIMS, dims) or io.shape != (dims,)
+                            or im.shape != (len(CODES), dims) or lim.shape != (3,)
+                            or not all(np.isfinite(a).all() for a in (ip, io, im, lim))):
+                        return None
+                    index_report = ast.literal_eval(str(z["index_report"]))
+                    model.index = cls(ip.astype(np.float32), io.astype(np.float32), im.astype(np.float32),
+                                      float(lim[0]), float(lim[1]),
+                                      index_report if isinstance(index_report, dict) else {}, float(lim[2]))
+                return model
         except (OSError, KeyError, ValueError, SyntaxError):
             return None
+
+
+#: How clear a corner index's read of another code must be to veto a read (see
+#: :meth:`DeckModel.index_names_another`).
+INDEX_VETO_MARGIN = 0.3
+#: Length of one corner index block of the features (the first two blocks are the two corners).
+INDEX_DIMS = _CORNER_SIZE[0] * _CORNER_SIZE[1]
+
+
+def _index_blocks(x: np.ndarray) -> np.ndarray:
+    """Both corner blocks of feature rows ``x``, as rows of their own: top-left ones, then
+    bottom-right ones (turned upright)."""
+    return np.concatenate([x[:, :INDEX_DIMS], x[:, INDEX_DIMS : 2 * INDEX_DIMS]])
 
 
 def _for_views(face: np.ndarray, ranges: ViewRanges) -> np.ndarray:

@@ -345,6 +345,8 @@ def _self_test(templates: CardTemplates, model: DeckModel, trials: int, seed: in
         "min_margin": round(float(min(margins)), 4), "confusions": confusions,
         "pairs": [{"cards": list(k), "misses": n, "why": model.why_confused(*k)} for k, n in sorted(pairs.items())],
         "model": model.report,
+        # the corner index read alone, on the same held-out views (what reads a card glare burnt out)
+        "index_model": model.index.report if model.index is not None else None,
     }
 
 

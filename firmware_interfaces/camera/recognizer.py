@@ -20,12 +20,13 @@ gets that read again (:mod:`firmware_interfaces.camera.change`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
+from calibration.deck_model import INDEX_CORNER
 from calibration.layout import Layout, Slot
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
@@ -162,7 +163,7 @@ class Recognizer:
             card = warp_card(frame, corners)
             m = model.read(card)
             reads.append((m, corners, card))
-            if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit:
+            if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit and not model.index_names_another(m):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
             if quick:
                 # not sure on its best outline: the card gets its full read in the second pass
@@ -207,7 +208,44 @@ class Recognizer:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
                                           clear_elsewhere)
+        if read is None:
+            read = self._index_read(reads, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
+
+    def _index_read(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]], clear_elsewhere: set[str],
+                    ) -> tuple[str, float, np.ndarray] | None:
+        """A card glare has burnt out in part, read from one corner index alone: the first of
+        ``reads`` (the card's outlines, best first, with the deck model's read of each) whose
+        card shows a burnt-out highlight (:data:`BURNT_SHARE` of it clipped to white) and one
+        of whose corners, itself clear of the highlight, the index model reads clearly past its
+        own limit, while the other corner names no other code (``DeckModel.index_names_another``),
+        no outline read another code clearly, and, where the whole card's read differs (glare hid its pips), that
+        corner's index matches the code's template better than the whole card's read's. None
+        when none does."""
+        model = self.calibration.templates.model
+        if model.index is None:
+            return None
+        need = self.threshold * model.index.min_margin
+        for m, corners, card in reads:
+            burnt = burnt_out(card)
+            if burnt is None:
+                continue
+            indexes = model.read_indexes(card)
+            if indexes is None:
+                return None
+            corner_burnt = (_corner_share(burnt), _corner_share(burnt[::-1, ::-1]))
+            for k, r in enumerate(indexes):
+                other = indexes[1 - k]
+                if not (r.accepted and r.margin >= need and corner_burnt[k] < BURNT_CORNER_SHARE):
+                    continue
+                if other.code != r.code and (other.accepted or model.index_names_another(replace(m, code=r.code))):
+                    continue  # the other corner names another card
+                if not clear_elsewhere <= {r.code}:
+                    continue
+                if m.code != r.code and self.calibration.templates.index_lead(card, r.code, m.code) <= INDEX_LEAD:
+                    continue
+                return r.code, _confidence(r.margin, model.index.min_margin), _as_read(corners, m.flipped)
+        return None
 
     def _aligned_read(self, frame: np.ndarray, starts: list[tuple[np.ndarray, str]], as_read: np.ndarray,
                       slot: Slot | None, limit: float, clear_elsewhere: set[str],
@@ -241,6 +279,7 @@ class Recognizer:
         need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) or neighbours else 1.0)
         return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
                     and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
+                    and not model.index_names_another(m)
                     and _same_rank(templates.read(card).code, m.code)
                     and (not neighbours or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
 
@@ -326,6 +365,31 @@ def _one_per_card(looks: list[_Look]) -> list[CardReading]:
 
 def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return bool(np.hypot(a[0] - b[0], a[1] - b[1]) < SAME_CARD_MM)
+
+
+#: A doubtful card is read from one corner index alone (:meth:`Recognizer._index_read`) only
+#: when this share of it is burnt out by glare (every channel at least BURNT_WHITE), and only
+#: from a corner less than BURNT_CORNER_SHARE burnt.
+BURNT_WHITE = 250
+BURNT_SHARE = 0.03
+BURNT_CORNER_SHARE = 0.3
+
+
+def burnt_out(card: np.ndarray) -> np.ndarray | None:
+    """Where a canonical card is burnt out by glare (every channel at least :data:`BURNT_WHITE`),
+    when that is at least :data:`BURNT_SHARE` of it and less than three quarters of it (a card
+    over-exposed as a whole clips all its paper, not its ink: exposure multiplies, glare adds;
+    its pips are all still there); else None."""
+    white = cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2])
+    burnt = white >= BURNT_WHITE
+    share = np.count_nonzero(burnt) / burnt.size
+    return burnt if BURNT_SHARE <= share < 0.75 else None
+
+
+def _corner_share(burnt: np.ndarray) -> float:
+    """The share of the top-left index corner of a canonical card's ``burnt`` mask that is set."""
+    corner = burnt[INDEX_CORNER]
+    return float(np.count_nonzero(corner)) / max(1, corner.size)
 
 
 #: A doubtful card's alignment also starts from the layout's card in its slot, turned so.

@@ -1,0 +1,127 @@
+"""Cards under a burnt-out highlight: the corner index model (``DeckModel.index``) and the
+recogniser's read from one clear index (``Recognizer._index_read``)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+from cardart import deck_or_skip, templates_for
+
+from calibration.deck_model import INDEX_CORNER, DeckModel
+from calibration.layout import load_layout
+from calibration.store import Calibration
+from calibration.table import calibrate_from_markers
+from calibration.templates import CARD_SIZE, canonical_corners
+from firmware_interfaces.camera.finder import learn_empty_table
+from firmware_interfaces.camera.recognizer import Recognizer
+from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
+from firmware_interfaces.camera.scoring import Score
+from firmware_interfaces.cards import CODES
+
+DECK = "svg-cards"
+
+
+@functools.cache
+def _recognizer() -> Recognizer:
+    tf = generate_test_set(deck_or_skip(DECK), [load_layout("baccarat")], 1, seed=3,
+                           randomise=DomainRandomisation(frame_sizes=((1280, 720),)))[0]
+    return Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates_for(DECK)), tf.layout)
+
+
+def _burnt(code: str, keep_top_left: bool = True) -> np.ndarray:
+    """The canonical face of ``code``, its paper a little under white, with a disc clipped to
+    white over its middle and lower half (its pips, its bottom-right index), its top-left index
+    left clear (or burnt too)."""
+    card = (templates_for(DECK).faces[code] * 0.85).astype(np.uint8)  # paper as a camera exposes it
+    w, h = CARD_SIZE
+    cv2.circle(card, (w // 2 + 10, int(h * 0.72)), int(w * 0.5), (255, 255, 255), -1)
+    if not keep_top_left:
+        cv2.circle(card, (18, 30), 30, (255, 255, 255), -1)
+    return card
+
+
+def _index_read(card: np.ndarray) -> str | None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    read = rec._index_read([(model.read(card), canonical_corners().astype(np.float64), card)], set())
+    return None if read is None else read[0]
+
+
+def test_the_index_model_reads_the_clean_corners_of_every_card_either_way_up_and_never_wrong() -> None:
+    model = templates_for(DECK).model
+    assert model.index is not None
+    both = 0
+    for code in CODES:
+        face = templates_for(DECK).faces[code]
+        for card in (face, np.ascontiguousarray(face[::-1, ::-1])):
+            reads = model.read_indexes(card)
+            assert reads is not None
+            assert all(r.code == code for r in reads if r.accepted), code
+            both += all(r.accepted for r in reads)
+    print("both corners read", both, "of 104")
+    assert both >= 60  # of 104 (72 measured on svg-cards): a corner may be drawn unlike the other
+
+
+def test_the_index_model_is_saved_and_loaded_with_the_deck_model(tmp_path: Path) -> None:
+    model = templates_for(DECK).model
+    model.save(tmp_path / "m.npz")
+    loaded = DeckModel.load(tmp_path / "m.npz")
+    assert loaded is not None and loaded.index is not None and model.index is not None
+    assert np.array_equal(loaded.index.projection, model.index.projection)
+    assert (loaded.index.max_distance, loaded.index.min_margin) == (model.index.max_distance, model.index.min_margin)
+    card = _burnt("7C")
+    assert loaded.read_indexes(card) == model.read_indexes(card)
+
+
+def test_a_damaged_index_model_is_refused_not_used(tmp_path: Path) -> None:
+    templates_for(DECK).model.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as z:
+        arrays = dict(z)
+    arrays["index_projection"] = arrays["index_projection"][:-3]
+    np.savez(tmp_path / "bad.npz", **arrays)  # type: ignore[arg-type]
+    assert DeckModel.load(tmp_path / "bad.npz") is None
+
+
+def test_a_card_burnt_out_over_its_pips_is_read_from_its_clear_index() -> None:
+    read = 0
+    for code in ("7C", "9S", "5H", "QD", "8D"):
+        card = _burnt(code)
+        got = _index_read(card)
+        assert got in (code, None)
+        read += got == code
+    assert read >= 3
+
+
+def test_a_card_burnt_over_both_indexes_or_not_burnt_at_all_is_not_read_from_an_index() -> None:
+    assert _index_read(_burnt("7C", keep_top_left=False)) is None
+    clean = (templates_for(DECK).faces["7C"] * 0.85).astype(np.uint8)
+    assert _index_read(clean) is None  # no highlight: the card's own reads decide
+
+
+def test_two_clear_indexes_that_disagree_are_not_read() -> None:
+    card = _burnt("7C")
+    other = (templates_for(DECK).faces["8C"] * 0.85).astype(np.uint8)
+    # the bottom-right corner given back, clear, from another card
+    card[::-1, ::-1][INDEX_CORNER] = other[::-1, ::-1][INDEX_CORNER]
+    assert _index_read(card) is None
+
+
+def test_scenes_with_burnt_out_highlights_get_no_wrong_read_and_no_code_for_a_card_burnt_past_reading() -> None:
+    r = replace(DomainRandomisation(frame_sizes=((1280, 720),)), burnt_glare_chance=1.0,
+                burnt_glare_sigma=(15.0, 45.0))
+    frames = generate_test_set(deck_or_skip(DECK), [load_layout("baccarat"), load_layout("three-face")], 6,
+                               seed=31, randomise=r)
+    score = Score()
+    burnt_past_reading = 0
+    for tf in frames:
+        plane = calibrate_from_markers(tf.empty, tf.layout)
+        printed, empty_table = learn_empty_table(plane, tf.layout, tf.empty)
+        rec = Recognizer(Calibration(plane, templates_for(DECK), printed=printed, empty_table=empty_table), tf.layout)
+        score.add(tf.scene.cards, rec.recognize(tf.scene.image), "burnt")
+        burnt_past_reading += sum(1 for t in tf.scene.cards if t.conditions["kind"] == "burnt")
+    assert score.wrong == 0 and score.phantom == 0
+    assert score.read_rate > 0.75  # 0.79 measured: cards this burnt are often left unread
