@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 from cardart import deck_or_skip, templates_for
 
-from calibration.deck_model import INDEX_CORNER, DeckModel
+from calibration.deck_model import INDEX_CORNER, DeckModel, ModelReading
 from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
@@ -82,7 +82,7 @@ def test_a_damaged_index_model_is_refused_not_used(tmp_path: Path) -> None:
     with np.load(tmp_path / "m.npz") as z:
         arrays = dict(z)
     arrays["index_projection"] = arrays["index_projection"][:-3]
-    np.savez(tmp_path / "bad.npz", **arrays)  # type: ignore[arg-type]
+    np.savez(tmp_path / "bad.npz", **arrays)
     assert DeckModel.load(tmp_path / "bad.npz") is None
 
 
@@ -125,3 +125,26 @@ def test_scenes_with_burnt_out_highlights_get_no_wrong_read_and_no_code_for_a_ca
         burnt_past_reading += sum(1 for t in tf.scene.cards if t.conditions["kind"] == "burnt")
     assert score.wrong == 0 and score.phantom == 0
     assert score.read_rate > 0.75  # 0.79 measured: cards this burnt are often left unread
+
+
+def test_a_read_is_vetoed_only_by_a_corner_index_that_names_another_card_near_and_clearly() -> None:
+    model = templates_for(DECK).model
+    assert model.index is not None
+    near, margin = model.index.near_distance, 0.5
+
+    def index(code: str, distance: float, m: float) -> ModelReading:
+        return ModelReading(code, "2C", False, distance, m, False)
+
+    def read(*corners: ModelReading) -> ModelReading:
+        return ModelReading("4H", "5H", False, 50.0, 6.0, True, (corners[0], corners[1]))
+
+    agree = index("4H", 0.5 * near, margin)
+    assert not model.index_names_another(read(agree, agree))
+    assert model.index_names_another(read(agree, index("6H", 0.5 * near, margin)))
+    assert not model.index_names_another(read(agree, index("6H", 2.0 * near, margin)))  # far: a washed-out corner
+    assert not model.index_names_another(read(agree, index("6H", 0.5 * near, 0.1)))  # a coin toss
+    # the veto in the recogniser: a burnt 5H whose face reads 4H clearly is not read 4H
+    card = _burnt("5H")
+    m = model.read(card)
+    if m.code == "4H":
+        assert model.index_names_another(m)
