@@ -209,42 +209,71 @@ class Recognizer:
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
                                           clear_elsewhere)
         if read is None:
-            read = self._index_read(reads, clear_elsewhere)
+            read = self._index_read(frame, reads, as_read, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
 
-    def _index_read(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]], clear_elsewhere: set[str],
-                    ) -> tuple[str, float, np.ndarray] | None:
-        """A card glare has burnt out in part, read from one corner index alone: the first of
-        ``reads`` (the card's outlines, best first, with the deck model's read of each) whose
-        card shows a burnt-out highlight (:data:`BURNT_SHARE` of it clipped to white) and one
-        of whose corners, itself clear of the highlight, the index model reads clearly past its
-        own limit, while the other corner names no other code (``DeckModel.index_names_another``),
-        no outline read another code clearly, and, where the whole card's read differs (glare hid its pips), that
-        corner's index matches the code's template better than the whole card's read's. None
-        when none does."""
+    def _index_read(self, frame: np.ndarray, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
+                    as_read: np.ndarray, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
+        """A card glare has burnt out in part, read from one corner index alone.
+
+        First from the first of ``reads`` (the card's outlines, best first, with the deck
+        model's read of each) that passes :meth:`_index_vote`. Failing that, when one of them
+        shows a burnt-out highlight (the outline may have been pulled into the glare pool,
+        where the card's edge is lost), from views around ``as_read`` (:func:`_nudged`,
+        :func:`_spread`): read only if at least :data:`INDEX_VOTES` of them pass for the same
+        code and none for another. In either case no outline may have read another code
+        clearly. None when nothing is read."""
         model = self.calibration.templates.model
         if model.index is None:
             return None
-        need = self.threshold * model.index.min_margin
+        burnt_seen = False
         for m, corners, card in reads:
             burnt = burnt_out(card)
             if burnt is None:
                 continue
-            indexes = model.read_indexes(card)
-            if indexes is None:
-                return None
-            corner_burnt = (_corner_share(burnt), _corner_share(burnt[::-1, ::-1]))
-            for k, r in enumerate(indexes):
-                other = indexes[1 - k]
-                if not (r.accepted and r.margin >= need and corner_burnt[k] < BURNT_CORNER_SHARE):
-                    continue
-                if other.code != r.code and (other.accepted or model.index_names_another(replace(m, code=r.code))):
-                    continue  # the other corner names another card
-                if not clear_elsewhere <= {r.code}:
-                    continue
-                if m.code != r.code and self.calibration.templates.index_lead(card, r.code, m.code) <= INDEX_LEAD:
-                    continue
-                return r.code, _confidence(r.margin, model.index.min_margin), _as_read(corners, m.flipped)
+            burnt_seen = True
+            code = self._index_vote(m, card, burnt)
+            if code is not None and clear_elsewhere <= {code}:
+                return code, INDEX_CONFIDENCE, _as_read(corners, m.flipped)
+        if not burnt_seen:
+            return None
+        votes: list[tuple[str, ModelReading, np.ndarray]] = []
+        for corners in _nudged(as_read) + _spread(as_read):
+            card = warp_card(frame, corners)
+            burnt = burnt_out(card)
+            if burnt is None:
+                continue
+            m = model.read(card)
+            code = self._index_vote(m, card, burnt)
+            if code is not None:
+                votes.append((code, m, corners))
+        codes = {code for code, _, _ in votes}
+        if len(codes) != 1 or len(votes) < INDEX_VOTES or not clear_elsewhere <= codes:
+            return None
+        code, m, corners = votes[0]
+        return code, INDEX_CONFIDENCE, _as_read(corners, m.flipped)
+
+    def _index_vote(self, m: ModelReading, card: np.ndarray, burnt: np.ndarray) -> str | None:
+        """The code one view of a card glare has burnt out (``burnt``: where, see
+        :func:`burnt_out`) reads from one corner index alone, or None: that corner less than
+        :data:`BURNT_CORNER_SHARE` burnt and read by the index model past its own limit, the
+        other corner naming no other code (``DeckModel.index_names_another``), and, where the
+        whole card's read ``m`` differs (glare hid its pips), that corner's index matching the
+        code's template better than the whole card's read's."""
+        model = self.calibration.templates.model
+        if model.index is None or m.indexes is None:
+            return None
+        need = self.threshold * model.index.min_margin
+        corner_burnt = (_corner_share(burnt), _corner_share(burnt[::-1, ::-1]))
+        for k, r in enumerate(m.indexes):
+            other = m.indexes[1 - k]
+            if not (r.accepted and r.margin >= need and corner_burnt[k] < BURNT_CORNER_SHARE):
+                continue
+            if other.code != r.code and (other.accepted or model.index_names_another(replace(m, code=r.code))):
+                continue  # the other corner names another card
+            if m.code != r.code and self.calibration.templates.index_lead(card, r.code, m.code) <= INDEX_LEAD:
+                continue
+            return r.code
         return None
 
     def _aligned_read(self, frame: np.ndarray, starts: list[tuple[np.ndarray, str]], as_read: np.ndarray,
@@ -373,6 +402,10 @@ def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
 BURNT_WHITE = 250
 BURNT_SHARE = 0.03
 BURNT_CORNER_SHARE = 0.3
+#: Views around a burnt-out card that must read the same code from an index, none another.
+INDEX_VOTES = 2
+#: A card read from one index alone is reported at the confidence of a read at the margin limit.
+INDEX_CONFIDENCE = 0.5
 
 
 def burnt_out(card: np.ndarray) -> np.ndarray | None:
