@@ -248,6 +248,15 @@ class DeckModel:
         return any(r.code != m.code and r.distance <= self.index.near_distance and r.margin >= INDEX_VETO_MARGIN
                    for r in m.indexes)
 
+    def index_hidden(self, m: ModelReading) -> bool:
+        """Whether a corner of the card read as ``m`` shows no index at all: it lies farther
+        from every code than the index model's distance limit (three times as far as 99.5 %
+        of held-out index views). A hand over the corner does that; a card partly under a
+        hand must be a no-read, however clearly the rest of it reads."""
+        if m.indexes is None or self.index is None:
+            return False
+        return any(r.distance > self.index.max_distance for r in m.indexes)
+
     @property
     def typical_distance(self) -> float:
         """How far the farthest of nearly all held-out views of a card lay (99.5 %): a doubtful

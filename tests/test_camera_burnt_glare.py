@@ -1,5 +1,6 @@
-"""Cards under a burnt-out highlight: the corner index model (``DeckModel.index``) and the
-recogniser's read from one clear index (``Recognizer._index_read``)."""
+"""The corner index model (``DeckModel.index``): cards under a burnt-out highlight read from
+one clear index (``Recognizer._index_read``), reads vetoed by an index naming another card,
+and a corner under a hand that shows no index."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera.finder import learn_empty_table
-from firmware_interfaces.camera.recognizer import Recognizer, burnt_out
+from firmware_interfaces.camera.recognizer import Recognizer, _index_covered, burnt_out
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 from firmware_interfaces.camera.scoring import Score
 from firmware_interfaces.cards import CODES
@@ -169,3 +170,19 @@ def test_a_burnt_card_whose_outline_is_off_is_read_from_the_views_around_it_or_n
         assert got is None or got[0] == code, (code, got)
         read += got is not None
     assert read >= 2
+
+
+def test_a_corner_under_a_hand_shows_no_index_and_the_card_is_not_read_for_sure() -> None:
+    model = templates_for(DECK).model
+    assert model.index is not None
+    hidden = 0
+    for code in ("KH", "TD", "7C", "QS"):
+        card = (templates_for(DECK).faces[code] * 0.85).astype(np.uint8)
+        assert not model.index_hidden(model.read(card))
+        covered = card.copy()
+        cv2.ellipse(covered, (95, 145), (60, 45), 20, 0, 360, (95, 140, 200), -1)  # skin over the BR index
+        m = model.read(covered)
+        hidden += model.index_hidden(m)
+        if model.index_hidden(m):
+            assert _index_covered(model, m, covered)  # no glare to blame: a hand
+    assert hidden >= 3

@@ -42,7 +42,7 @@ from firmware_interfaces.camera.finder import (
 )
 
 if TYPE_CHECKING:
-    from calibration.deck_model import ModelReading
+    from calibration.deck_model import DeckModel, ModelReading
 
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
@@ -163,7 +163,8 @@ class Recognizer:
             card = warp_card(frame, corners)
             m = model.read(card)
             reads.append((m, corners, card))
-            if len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit and not model.index_names_another(m):
+            if (len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit and not model.index_names_another(m)
+                    and not _index_covered(model, m, card)):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
             if quick:
                 # not sure on its best outline: the card gets its full read in the second pass
@@ -308,7 +309,7 @@ class Recognizer:
         need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) or neighbours else 1.0)
         return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
                     and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
-                    and not model.index_names_another(m)
+                    and not model.index_names_another(m) and not _index_covered(model, m, card)
                     and _same_rank(templates.read(card).code, m.code)
                     and (not neighbours or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
 
@@ -417,6 +418,12 @@ def burnt_out(card: np.ndarray) -> np.ndarray | None:
     burnt = white >= BURNT_WHITE
     share = np.count_nonzero(burnt) / burnt.size
     return burnt if BURNT_SHARE <= share < 0.75 else None
+
+
+def _index_covered(model: DeckModel, m: ModelReading, card: np.ndarray) -> bool:
+    """Whether a corner index of ``card`` (read as ``m``) is hidden (``DeckModel.index_hidden``)
+    by something other than glare: a hand over it."""
+    return model.index_hidden(m) and burnt_out(card) is None
 
 
 def _corner_share(burnt: np.ndarray) -> float:
