@@ -167,7 +167,9 @@ class ModelReading:
     distance: float  # squared distance to the card read, in spreads of its views (about 51 when typical)
     margin: float  # (runner-up's distance - this one's) / this one's; larger is clearer
     accepted: bool  # near enough and clear enough to be reported
-    #: the corner index model's reads of the card's two corners (see DeckModel.read_indexes)
+    #: the corner index model's reads of the card's two corners, each on its own: the top-left
+    #: one as the card lies, the bottom-right one turned upright (either way up, each holds an
+    #: upright index); None when the model has no index model
     indexes: tuple[ModelReading, ModelReading] | None = None
 
 
@@ -213,15 +215,6 @@ class DeckModel:
             indexes = self.index._index_reads(features[0, :INDEX_DIMS], features[0, INDEX_DIMS : 2 * INDEX_DIMS])
         return ModelReading(CODES[best], CODES[second], flipped, dist, margin,
                             dist <= self.max_distance and margin >= self.min_margin, indexes)
-
-    def read_indexes(self, card: np.ndarray) -> tuple[ModelReading, ModelReading] | None:
-        """The corner index model's reads of the card's two corners, each on its own: the
-        top-left corner as the card lies, and the bottom-right one turned upright (either
-        way up, each holds an upright index). None when the model has no index model."""
-        if self.index is None:
-            return None
-        tl, br, _, _ = _parts(*_balanced(card))
-        return self.index._index_reads(_normalised(tl), _normalised(br))
 
     def _index_reads(self, tl: np.ndarray, br: np.ndarray) -> tuple[ModelReading, ModelReading]:
         """This (index) model's reads of two normalised corner blocks."""

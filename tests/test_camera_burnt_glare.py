@@ -60,7 +60,7 @@ def test_the_index_model_reads_the_clean_corners_of_every_card_either_way_up_and
     for code in CODES:
         face = templates_for(DECK).faces[code]
         for card in (face, np.ascontiguousarray(face[::-1, ::-1])):
-            reads = model.read_indexes(card)
+            reads = model.read(card).indexes
             assert reads is not None
             assert all(r.code == code for r in reads if r.accepted), code
             both += all(r.accepted for r in reads)
@@ -76,7 +76,7 @@ def test_the_index_model_is_saved_and_loaded_with_the_deck_model(tmp_path: Path)
     assert np.array_equal(loaded.index.projection, model.index.projection)
     assert (loaded.index.max_distance, loaded.index.min_margin) == (model.index.max_distance, model.index.min_margin)
     card = _burnt("7C")
-    assert loaded.read_indexes(card) == model.read_indexes(card)
+    assert loaded.read(card) == model.read(card)  # the index reads included
 
 
 def test_a_damaged_index_model_is_refused_not_used(tmp_path: Path) -> None:

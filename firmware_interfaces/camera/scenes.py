@@ -779,32 +779,30 @@ def _point_on(corners: np.ndarray, rng: random.Random) -> tuple[float, float]:
     return (float(p[0]), float(p[1]))
 
 
-def _max_over(field_: np.ndarray, corners: np.ndarray) -> float:
-    """The largest value of the image-sized ``field_`` over the card with image ``corners``."""
+def _values_over(field_: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The values of the image-sized ``field_`` over the card with image ``corners`` (none when
+    the card is outside the image)."""
     h, w = field_.shape
     x0, y0 = np.floor(corners.min(axis=0)).astype(int)
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
-        return 0.0
+        return np.zeros(0, field_.dtype)
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
-    roi = field_[y0:y1, x0:x1][mask > 0]
+    return np.asarray(field_[y0:y1, x0:x1][mask > 0])
+
+
+def _max_over(field_: np.ndarray, corners: np.ndarray) -> float:
+    """The largest value of the image-sized ``field_`` over the card with image ``corners``."""
+    roi = _values_over(field_, corners)
     return float(roi.max()) if roi.size else 0.0
 
 
 def _share_over(field_: np.ndarray, corners: np.ndarray, level: float) -> float:
     """The share of the card with image ``corners`` where the image-sized ``field_`` is at
     least ``level``."""
-    h, w = field_.shape
-    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 1)
-    roi = field_[y0:y1, x0:x1][mask > 0]
+    roi = _values_over(field_, corners)
     return float(np.count_nonzero(roi >= level)) / roi.size if roi.size else 0.0
 
 
