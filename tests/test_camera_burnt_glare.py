@@ -18,7 +18,13 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera.finder import learn_empty_table
-from firmware_interfaces.camera.recognizer import Recognizer, _index_covered, burnt_out
+from firmware_interfaces.camera.recognizer import (
+    INDEX_OVERRULED,
+    Recognizer,
+    _beyond_index_doubt,
+    _index_covered,
+    burnt_out,
+)
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 from firmware_interfaces.camera.scoring import Score
 from firmware_interfaces.cards import CODES
@@ -186,3 +192,33 @@ def test_a_corner_under_a_hand_shows_no_index_and_the_card_is_not_read_for_sure(
         if model.index_hidden(m):
             assert _index_covered(model, m, covered)  # no glare to blame: a hand
     assert hidden >= 3
+
+
+def test_a_read_far_past_the_limit_and_near_its_card_stands_against_its_indexes_doubt() -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    assert model.index is not None
+    limit = rec.threshold * model.min_margin
+    card = (templates_for(DECK).faces["9D"] * 0.85).astype(np.uint8)
+    m = model.read(card)
+    assert m.code == "9D" and m.accepted and m.distance <= model.near_limit("9D")
+    # both corners read as the 10 of the suit, near and clearly: an index naming another code
+    ten = ModelReading("TD", "9D", False, 0.5 * model.index.near_distance, 1.0, True)
+    doubted = replace(m, runner_up="TD", indexes=(ten, ten))
+    assert model.index_names_another(doubted)
+    clear = replace(doubted, margin=INDEX_OVERRULED * limit)
+    less = replace(doubted, margin=0.9 * INDEX_OVERRULED * limit)
+    far = replace(clear, distance=1.5 * model.near_limit("9D"))
+    assert _beyond_index_doubt(model, clear, limit)
+    assert not _beyond_index_doubt(model, less, limit)
+    assert not _beyond_index_doubt(model, far, limit)
+    assert not _beyond_index_doubt(model, replace(clear, accepted=False), limit)
+    # in the second look's tests (the runner-up is its pip neighbour: its index lead is asked too)
+    assert rec._passes(clear, card, limit, set(), set())
+    assert not rec._passes(less, card, limit, set(), set())
+    # a hidden corner (a hand) is no doubt a clear read overrules
+    covered = card.copy()
+    cv2.ellipse(covered, (95, 145), (60, 45), 20, 0, 360, (95, 140, 200), -1)
+    mc = model.read(covered)
+    if _index_covered(model, mc, covered):
+        assert not rec._passes(replace(mc, margin=INDEX_OVERRULED * limit), covered, limit, set(), set())

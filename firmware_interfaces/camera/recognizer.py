@@ -60,6 +60,13 @@ TWIN_MARGIN = 2.0
 #: the better match of the clearer corner index by this much (NCC): on a held-out design, a
 #: glare spot hid a pip and 5S read as 4S, 8H as 7H (benchmarks/recognition.py, seed 11).
 INDEX_LEAD = 0.0
+#: A read this many times past the margin limit, and near its card, stands against its corner
+#: indexes' doubts (an index naming another code, a pip neighbour's index lead): on a held-out
+#: design under blur both indexes of a 9D read as a 10 and of a 3S as clubs while the whole card
+#: read 16-44 times past the limit (no-reads). Doubted reads seen wrong (glare burnt pips away:
+#: 6H read 4H, 5S read 4S) were at most 9.1 times past it; right ones from 11.5 times
+#: (benchmarks/recognition.py, tuned-on and held-out designs, with and without burnt glare).
+INDEX_OVERRULED = 12.0
 
 
 @dataclass(frozen=True)
@@ -139,7 +146,8 @@ class Recognizer:
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
         wrong at a clear margin, but it lies far), be twice past the margin limit when the
         runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
-        clearer corner index must favour it too, :data:`INDEX_LEAD`), no other view of the second look
+        clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may name
+        another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`), no other view of the second look
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`_same_rank`), and no outline may have read another code clearly.
         Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
@@ -163,7 +171,8 @@ class Recognizer:
             card = warp_card(frame, corners)
             m = model.read(card)
             reads.append((m, corners, card))
-            if (len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit and not model.index_names_another(m)
+            if (len(reads) == 1 and m.accepted and m.margin >= SURE_MARGIN * limit
+                    and (_beyond_index_doubt(model, m, limit) or not model.index_names_another(m))
                     and not _index_covered(model, m, card)):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
             if quick:
@@ -307,11 +316,13 @@ class Recognizer:
         model = templates.model
         neighbours = pip_neighbours(m.code, m.runner_up)
         need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) or neighbours else 1.0)
+        beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
                     and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
-                    and not model.index_names_another(m) and not _index_covered(model, m, card)
+                    and (beyond_doubt or not model.index_names_another(m)) and not _index_covered(model, m, card)
                     and _same_rank(templates.read(card).code, m.code)
-                    and (not neighbours or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
+                    and (not neighbours or beyond_doubt
+                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
@@ -418,6 +429,12 @@ def burnt_out(card: np.ndarray) -> np.ndarray | None:
     burnt = white >= BURNT_WHITE
     share = np.count_nonzero(burnt) / burnt.size
     return burnt if BURNT_SHARE <= share < 0.75 else None
+
+
+def _beyond_index_doubt(model: DeckModel, m: ModelReading, limit: float) -> bool:
+    """Whether the read ``m`` is clear and near enough to stand against its corner indexes'
+    doubts (see :data:`INDEX_OVERRULED`; a hidden index is no doubt but a hand: it still counts)."""
+    return bool(m.accepted and m.margin >= INDEX_OVERRULED * limit and m.distance <= model.near_limit(m.code))
 
 
 def _index_covered(model: DeckModel, m: ModelReading, card: np.ndarray) -> bool:
