@@ -230,15 +230,16 @@ class DeckModel:
                                       dist <= self.max_distance and margin >= self.min_margin))
         return reads[0], reads[1]
 
-    def index_names_another(self, m: ModelReading) -> bool:
+    def index_names_another(self, m: ModelReading, veto_margin: float | None = None) -> bool:
         """Whether a corner index of the card read as ``m`` names another code: its index
         model's nearest code is another, lying as near as 97 % of held-out index views did
-        and clearer than :data:`INDEX_VETO_MARGIN`. Glare that burns pips away leaves a
+        and clearer than ``veto_margin`` (:data:`INDEX_VETO_MARGIN` when not given). Glare that burns pips away leaves a
         face that reads as a card with fewer pips, far past the margin limit (a held-out
         design's 5S read as 4S at six times it), while an index it left shows the rank."""
         if m.indexes is None or self.index is None:
             return False
-        return any(r.code != m.code and r.distance <= self.index.near_distance and r.margin >= INDEX_VETO_MARGIN
+        need = INDEX_VETO_MARGIN if veto_margin is None else veto_margin
+        return any(r.code != m.code and r.distance <= self.index.near_distance and r.margin >= need
                    for r in m.indexes)
 
     def index_hidden(self, m: ModelReading) -> bool:

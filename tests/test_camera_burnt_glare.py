@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from cardart import deck_or_skip, templates_for
 
-from calibration.deck_model import INDEX_CORNER, DeckModel, ModelReading
+from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN, DeckModel, ModelReading
 from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
@@ -20,6 +20,7 @@ from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
     INDEX_OVERRULED,
+    WIDE_SEARCH_VETO_MARGIN,
     Recognizer,
     _beyond_index_doubt,
     _index_covered,
@@ -222,3 +223,20 @@ def test_a_read_far_past_the_limit_and_near_its_card_stands_against_its_indexes_
     mc = model.read(covered)
     if _index_covered(model, mc, covered):
         assert not rec._passes(replace(mc, margin=INDEX_OVERRULED * limit), covered, limit, set(), set())
+
+
+
+def test_a_read_from_the_widest_search_is_vetoed_by_an_index_naming_another_card_less_clearly() -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    assert model.index is not None
+    limit = rec.threshold * model.min_margin
+    card = (templates_for(DECK).faces["AH"] * 0.85).astype(np.uint8)
+    m = model.read(card)
+    assert m.code == "AH" and rec._passes(m, card, limit, set(), set())
+    weak = ModelReading("AD", "AH", False, 0.5 * model.index.near_distance, 0.2, False)
+    doubted = replace(m, margin=min(m.margin, 0.5 * INDEX_OVERRULED * limit), indexes=(weak, weak))
+    # 0.2 is under the veto margin of the other looks, over that of the widest search's
+    assert WIDE_SEARCH_VETO_MARGIN < 0.2 < INDEX_VETO_MARGIN
+    assert rec._passes(doubted, card, limit, set(), set())
+    assert not rec._passes(doubted, card, limit, set(), set(), WIDE_SEARCH_VETO_MARGIN)

@@ -876,13 +876,50 @@ class CardFinder:
             return None
         # every hypothesis with its outside samples: the card's half diagonal, the search's
         # offsets (12 mm each way) and the farthest outside sample (5 mm), and the blur's reach
+        fitted = self._fit_rect(frame, gain, (sx, sy), 90.0 if slot.w > slot.h else 0.0)
+        if fitted is None:
+            return None
+        contrast, box_mm, centre = fitted
+        return contrast, box_mm * s, centre
+
+    def fit_cards(self, frame: np.ndarray, corners: np.ndarray, slot: Slot | None) -> list[np.ndarray]:
+        """Image outlines (portrait order) of a card of the layout's size fitted as
+        :meth:`_fit_in_slot` fits one (±12 mm, ±16°), once around the card found with image
+        outline ``corners`` and once around the middle of ``slot`` (the slot it lies in, if
+        any), in ``frame``, the last frame this finder searched as a whole (:meth:`find`: its
+        exposure and the camera's shift are taken from there); those where no card's border is
+        found are left out. A card whose found outline took in the printed line it lies against
+        (a box square to the slot, though the card is turned) or that lies far off its outline
+        (two outlines joined) lies where the steps out of the empty table's brightness say."""
+        gain = None if self.surroundings is None else self.surroundings.gain
+        mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), self._to_table).reshape(-1, 2)
+        width = mm[1] - mm[0]
+        around = [((float(mm[:, 0].mean()), float(mm[:, 1].mean())), float(np.degrees(np.arctan2(width[1], width[0]))))]
+        if slot is not None:
+            around.append((slot.centre, 90.0 if slot.w > slot.h else 0.0))
+        out = []
+        for centre, base in around:
+            fitted = self._fit_rect(frame, gain, centre, base)
+            if fitted is not None:
+                img = cv2.perspectiveTransform(fitted[1].reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
+                out.append(order_portrait(img))
+        return out
+
+    def _fit_rect(
+        self, frame: np.ndarray, gain: np.ndarray | None, centre_mm: tuple[float, float], base: float
+    ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
+        """(border contrast, box in mm, centre in mm) of the card-sized rectangle fitted around
+        ``centre_mm`` and ``base`` degrees (see :meth:`_fit_in_slot`), or None."""
+        cw, ch = self.layout.card_mm
+        sx, sy = centre_mm
+        # every hypothesis with its outside samples: the card's half diagonal, the search's
+        # offsets (12 mm each way) and the farthest outside sample (5 mm), and the blur's reach
         reach = 0.5 * float(np.hypot(cw, ch)) + 12.0 * np.sqrt(2.0) + max(_OUTSIDE_MM) + 6.0
         c = CALIBRATION_PX_PER_MM
         x0, y0 = int(np.floor((sx - reach) * c)), int(np.floor((sy - reach) * c))
         size = int(np.ceil(2 * reach * c)) + 1
         fine, printed = self._fine_window(frame, gain, x0, y0, (size, size))
-        at = (sx - x0 / c, sy - y0 / c)  # the slot's centre in mm from the window's corner
-        base = 90.0 if slot.w > slot.h else 0.0
+        at = (sx - x0 / c, sy - y0 / c)  # the centre in mm from the window's corner
         best: np.ndarray | None = None
         for _coarse_then_fine in range(2):
             hyps = _COARSE_GRID if best is None else best + _FINE_GRID
@@ -901,7 +938,7 @@ class CardFinder:
             return None
         centre = (sx + dx, sy + dy)
         box_mm = cv2.boxPoints((centre, (cw * k, ch), base + a)).astype(np.float64)
-        return contrast, box_mm * s, (float(centre[0]), float(centre[1]))
+        return contrast, box_mm, (float(centre[0]), float(centre[1]))
 
     def _fine_window(
         self, frame: np.ndarray, gain: np.ndarray | None, x0: int, y0: int, size: tuple[int, int]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from calibration.deck_model import INDEX_CORNER
+from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN
 from calibration.layout import Layout, Slot
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
@@ -67,6 +67,13 @@ INDEX_LEAD = 0.0
 #: 6H read 4H, 5S read 4S) were at most 9.1 times past it; right ones from 11.5 times
 #: (benchmarks/recognition.py, tuned-on and held-out designs, with and without burnt glare).
 INDEX_OVERRULED = 12.0
+#: A read from the last, widest search (a view found on a wide grid around the outline and aligned
+#: to its own likeliest face) is vetoed by a corner index naming another code at this margin
+#: already (``INDEX_VETO_MARGIN`` otherwise): a tuned-on design's 6C, 87 % of it clipped by glare
+#: and two pips burnt away, its outline 17 px off, was read 4C that way while its top-left index
+#: read 6C at 0.22. (The same margin for every doubtful read of a clipped card cost 3 correct reads
+#: in 336 of normal scenes.)
+WIDE_SEARCH_VETO_MARGIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -146,12 +153,17 @@ class Recognizer:
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
         wrong at a clear margin, but it lies far), be twice past the margin limit when the
         runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
-        clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may name
-        another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`), no other view of the second look
+        clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
+        name another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`),
+        no other view of the second look
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`_same_rank`), and no outline may have read another code clearly.
-        Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
+        Still doubtful, the same second look is taken around card-sized rectangles fitted
+        around the outline and in ``slot`` (``CardFinder.fit_cards``, :meth:`_fitted_read`: a
+        found outline can take in the printed line a turned card lies against, or lie a
+        centimetre off). Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
         and so is the layout's card in the middle of ``slot`` (the slot the card lies in), and
+        so, last, are the fits, and
         an aligned outline of a card's shape (``CardFinder.card_shaped``; from the slot, in the
         same slot) is read under the same tests, except that the views that must not lie near
         another card are those around the aligned outline (the second look's lay around an
@@ -192,6 +204,11 @@ class Recognizer:
         near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
         if self._passes(m, card, limit, clear_elsewhere, near_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), as_read
+        # where a card's border around the outline or in its slot says a card lies
+        fitted = self.finder.fit_cards(frame, reads[0][1], slot)
+        read = self._fitted_read(frame, fitted, limit, clear_elsewhere)
+        if read is not None:
+            return read
         # a third look: the outline moved until the card's print lies where the likeliest
         # face has it (align_to_face), read again under the same tests
         starts = [(as_read, m.code)]
@@ -207,6 +224,9 @@ class Recognizer:
         for in_corner in self.finder.cards_within(as_read):
             mc = model.read(warp_card(frame, in_corner))
             starts.append((_as_read(in_corner, mc.flipped), mc.code))
+        for fit in fitted:  # last: a fit is coarse, and the looks above failed on it
+            mf = model.read(warp_card(frame, fit))
+            starts.append((_as_read(fit, mf.flipped), mf.code))
         read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere)
         if read is None:
             # last, for a card whose every start read another face (an outline a card's size but
@@ -217,10 +237,29 @@ class Recognizer:
             if views:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
-                                          clear_elsewhere)
+                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN)
         if read is None:
             read = self._index_read(frame, reads, as_read, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
+
+    def _fitted_read(self, frame: np.ndarray, fitted: list[np.ndarray], limit: float,
+                     clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
+        """A second look around each of the card-sized outlines ``fitted``
+        (``CardFinder.fit_cards``; coarse, so refined first): of it and the views around it
+        (:func:`_nudged`), the one nearest to a card, read past :meth:`_passes` with every view
+        that lies near a card lying near that one. None when no fit gives such a read."""
+        model = self.calibration.templates.model
+        for fit in fitted:
+            tries = []
+            for corners in [refine_outline(frame, fit, self.layout.card_mm)]:
+                for c in [corners] + _nudged(corners):
+                    card = warp_card(frame, c)
+                    tries.append((model.read(card), card, c))
+            m, card, corners = min(tries, key=lambda t: t[0].distance)
+            near = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
+            if self._passes(m, card, limit, clear_elsewhere, near):
+                return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
+        return None
 
     def _index_read(self, frame: np.ndarray, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                     as_read: np.ndarray, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
@@ -288,10 +327,10 @@ class Recognizer:
 
     def _aligned_read(self, frame: np.ndarray, starts: list[tuple[np.ndarray, str]], as_read: np.ndarray,
                       slot: Slot | None, limit: float, clear_elsewhere: set[str],
-                      ) -> tuple[str, float, np.ndarray] | None:
+                      veto_margin: float = INDEX_VETO_MARGIN) -> tuple[str, float, np.ndarray] | None:
         """The first of ``starts`` (outline, the face to align it to) whose outline, aligned to
         that face, is a card's shape in ``slot`` (``as_read``, the card's own outline, may lie
-        anywhere) and reads past :meth:`_passes`; None when none does."""
+        anywhere) and reads past :meth:`_passes` (with ``veto_margin``); None when none does."""
         model = self.calibration.templates.model
         for start, code in starts:
             aligned = align_to_face(frame, start, self.calibration.templates.faces[code])
@@ -305,13 +344,14 @@ class Recognizer:
             # aligned one, its own views say whether the card lies near another code
             near_aligned = {ma.code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(aligned))
                                         if r.accepted and r.margin >= limit}
-            if self._passes(ma, card, limit, clear_elsewhere, near_aligned):
+            if self._passes(ma, card, limit, clear_elsewhere, near_aligned, veto_margin):
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
         return None
 
     def _passes(self, m: ModelReading, card: np.ndarray, limit: float, clear_elsewhere: set[str],
-                near_elsewhere: set[str]) -> bool:
-        """The tests a doubtful card's read must pass (see :meth:`_read`)."""
+                near_elsewhere: set[str], veto_margin: float = INDEX_VETO_MARGIN) -> bool:
+        """The tests a doubtful card's read must pass (see :meth:`_read`); ``veto_margin``: how
+        clearly a corner index must name another code to veto it."""
         templates = self.calibration.templates
         model = templates.model
         neighbours = pip_neighbours(m.code, m.runner_up)
@@ -319,7 +359,8 @@ class Recognizer:
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
                     and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
-                    and (beyond_doubt or not model.index_names_another(m)) and not _index_covered(model, m, card)
+                    and (beyond_doubt or not model.index_names_another(m, veto_margin))
+                    and not _index_covered(model, m, card)
                     and _same_rank(templates.read(card).code, m.code)
                     and (not neighbours or beyond_doubt
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
