@@ -897,10 +897,14 @@ class CardFinder:
         around = [((float(mm[:, 0].mean()), float(mm[:, 1].mean())), float(np.degrees(np.arctan2(width[1], width[0]))))]
         if slot is not None:
             around.append((slot.centre, 90.0 if slot.w > slot.h else 0.0))
-        out = []
+        out: list[np.ndarray] = []
+        boxes: list[np.ndarray] = []
         for centre, base in around:
             fitted = self._fit_rect(frame, gain, centre, base)
-            if fitted is not None:
+            # both searches often settle on the same card: it is read once
+            box = None if fitted is None else np.sort(fitted[1], axis=0)  # corners in any order
+            if fitted is not None and box is not None and not any(np.abs(box - b).max() < 1.0 for b in boxes):
+                boxes.append(box)
                 img = cv2.perspectiveTransform(fitted[1].reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
                 out.append(order_portrait(img))
         return out

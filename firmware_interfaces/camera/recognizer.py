@@ -224,7 +224,7 @@ class Recognizer:
         for in_corner in self.finder.cards_within(as_read):
             mc = model.read(warp_card(frame, in_corner))
             starts.append((_as_read(in_corner, mc.flipped), mc.code))
-        for fit in fitted:  # last: a fit is coarse, and the looks above failed on it
+        for fit in fitted:  # last: a fit is coarse, and the looks above failed around it
             mf = model.read(warp_card(frame, fit))
             starts.append((_as_read(fit, mf.flipped), mf.code))
         read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere)
