@@ -195,13 +195,19 @@ def test_a_corner_under_a_hand_shows_no_index_and_the_card_is_not_read_for_sure(
     assert hidden >= 3
 
 
-def test_a_read_far_past_the_limit_and_near_its_card_stands_against_its_indexes_doubt() -> None:
+def _clean_read(code: str) -> tuple[Recognizer, DeckModel, float, np.ndarray, ModelReading]:
+    """The recogniser, its deck model (with an index model), its margin limit, the clean
+    canonical face of ``code`` as a camera exposes it, and the model's read of it."""
     rec = _recognizer()
     model = rec.calibration.templates.model
     assert model.index is not None
-    limit = rec.threshold * model.min_margin
-    card = (templates_for(DECK).faces["9D"] * 0.85).astype(np.uint8)
-    m = model.read(card)
+    card = (templates_for(DECK).faces[code] * 0.85).astype(np.uint8)
+    return rec, model, rec.threshold * model.min_margin, card, model.read(card)
+
+
+def test_a_read_far_past_the_limit_and_near_its_card_stands_against_its_indexes_doubt() -> None:
+    rec, model, limit, card, m = _clean_read("9D")
+    assert model.index is not None
     assert m.code == "9D" and m.accepted and m.distance <= model.near_limit("9D")
     # both corners read as the 10 of the suit, near and clearly: an index naming another code
     ten = ModelReading("TD", "9D", False, 0.5 * model.index.near_distance, 1.0, True)
@@ -227,12 +233,8 @@ def test_a_read_far_past_the_limit_and_near_its_card_stands_against_its_indexes_
 
 
 def test_a_read_from_the_widest_search_is_vetoed_by_an_index_naming_another_card_less_clearly() -> None:
-    rec = _recognizer()
-    model = rec.calibration.templates.model
+    rec, model, limit, card, m = _clean_read("AH")
     assert model.index is not None
-    limit = rec.threshold * model.min_margin
-    card = (templates_for(DECK).faces["AH"] * 0.85).astype(np.uint8)
-    m = model.read(card)
     assert m.code == "AH" and rec._passes(m, card, limit, set(), set())
     weak = ModelReading("AD", "AH", False, 0.5 * model.index.near_distance, 0.2, False)
     doubted = replace(m, margin=min(m.margin, 0.5 * INDEX_OVERRULED * limit), indexes=(weak, weak))

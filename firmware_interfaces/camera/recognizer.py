@@ -191,17 +191,9 @@ class Recognizer:
                 # not sure on its best outline: the card gets its full read in the second pass
                 return None, 0.0, _as_read(corners, m.flipped)
         m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
-        tries = [(m0, card0, c0)]
-        for corners in _nudged(_as_read(c0, m0.flipped)):
-            card = warp_card(frame, corners)
-            tries.append((model.read(card), card, corners))
-        m, card, corners = min(tries, key=lambda t: t[0].distance)
+        m, card, corners, near_elsewhere = self._second_look(frame, (m0, card0, c0), _as_read(c0, m0.flipped))
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
         clear_elsewhere = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
-        # every view of the second look that lies near a card must lie near this one: a card
-        # smeared by motion blur read 7C as 7S from an outline 10 px off, while nudged views
-        # of it lay near 7C (measured cost: 6 correct reads in 1,344)
-        near_elsewhere = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
         if self._passes(m, card, limit, clear_elsewhere, near_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         # where a card's border around the outline or in its slot says a card lies
@@ -242,21 +234,32 @@ class Recognizer:
             read = self._index_read(frame, reads, as_read, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
 
+    def _second_look(self, frame: np.ndarray, first: tuple[ModelReading, np.ndarray, np.ndarray],
+                     nudge_from: np.ndarray) -> tuple[ModelReading, np.ndarray, np.ndarray, set[str]]:
+        """Of ``first`` (a read, its card, its outline) and the views around ``nudge_from``
+        (:func:`_nudged`), the one nearest to a card (read, card, outline), and the codes every
+        view lying near a card lies near: each of those must be the read's own (a card smeared
+        by motion blur read 7C as 7S from an outline 10 px off, while nudged views of it lay
+        near 7C; measured cost: 6 correct reads in 1,344)."""
+        model = self.calibration.templates.model
+        tries = [first]
+        for corners in _nudged(nudge_from):
+            card = warp_card(frame, corners)
+            tries.append((model.read(card), card, corners))
+        m, card, corners = min(tries, key=lambda t: t[0].distance)
+        near = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
+        return m, card, corners, near
+
     def _fitted_read(self, frame: np.ndarray, fitted: list[np.ndarray], limit: float,
                      clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
-        """A second look around each of the card-sized outlines ``fitted``
-        (``CardFinder.fit_cards``; coarse, so refined first): of it and the views around it
-        (:func:`_nudged`), the one nearest to a card, read past :meth:`_passes` with every view
-        that lies near a card lying near that one. None when no fit gives such a read."""
+        """The second look (:meth:`_second_look`) around each of the card-sized outlines
+        ``fitted`` (``CardFinder.fit_cards``; coarse, so refined first), its read passing
+        :meth:`_passes`; None when no fit gives such a read."""
         model = self.calibration.templates.model
         for fit in fitted:
-            tries = []
-            for corners in [refine_outline(frame, fit, self.layout.card_mm)]:
-                for c in [corners] + _nudged(corners):
-                    card = warp_card(frame, c)
-                    tries.append((model.read(card), card, c))
-            m, card, corners = min(tries, key=lambda t: t[0].distance)
-            near = {t[0].code for t in tries if t[0].distance <= model.near_limit(t[0].code)}
+            refined = refine_outline(frame, fit, self.layout.card_mm)
+            card = warp_card(frame, refined)
+            m, card, corners, near = self._second_look(frame, (model.read(card), card, refined), refined)
             if self._passes(m, card, limit, clear_elsewhere, near):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         return None
