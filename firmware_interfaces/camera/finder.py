@@ -111,6 +111,16 @@ PRINT_SHARE = 0.5
 #: A finer search near a card (CardFinder.find_near) looks at a square window this wide (mm)
 #: around its centre: the card at any angle, and room around it.
 WINDOW_MM = 170.0
+#: Paper looked for off the slots (CardFinder._loose_paper): at most this many cards a frame,
+#: where this share of a card-sized window is paper, this far (mm) from every slot and card found.
+LOOSE_CARDS = 2
+LOOSE_SHARE = 0.45
+LOOSE_CLEAR_MM = 6.0
+#: ... and whose whiteness changes this fast on average (Sobel, 0..255 a px of the finder's
+#: view): measured on the tuned-on svg-cards scenes, the windows of the two cards it is for
+#: 117 and 128, pools of glare on the felt at most 65. At most LOOSE_TRIES windows are judged.
+LOOSE_EDGES = 75.0
+LOOSE_TRIES = 4
 #: Outlines whose centres are this close (mm) are the same card.
 SAME_CARD_MM = 15.0
 _RING_MARGIN = 10
@@ -535,6 +545,12 @@ class CardFinder:
                 fit, box, centre = fitted
                 found.append(([(fit, box)], centre))
                 fitted_centres.append(centre)
+        for centre in self._loose_paper(border, level, [box for group, _ in found for _, box in group[:1]]):
+            fitted = self._fit_rect(frame, gain, centre, 0.0)
+            if fitted is not None:
+                fit, box_mm, centre = fitted
+                found.append(([(fit, box_mm * s)], centre))
+                fitted_centres.append(centre)
         out = []
         for group, centre in found:
             group.sort(key=lambda fb: -fb[0])
@@ -882,6 +898,60 @@ class CardFinder:
         contrast, box_mm, centre = fitted
         return contrast, box_mm * s, centre
 
+    def _loose_paper(self, white: np.ndarray, paper_level: float, boxes: list[np.ndarray]) -> list[tuple[float, float]]:
+        """Centres (mm) of card-sized stretches of paper away from every slot and every card
+        found (``boxes``, px of this finder's view): where a card dealt off the slots may lie
+        that no mask cut out, because glare or a neighbour joined it to a bigger blob and no
+        threshold let go of it. The card is fitted there as in a slot (:meth:`_fit_rect`) and,
+        like a slot's, reported only if read. At most :data:`LOOSE_CARDS`, most paper first."""
+        s = self._px_per_mm
+        paper = cv2.bitwise_and(cv2.threshold(white, paper_level, 255, cv2.THRESH_BINARY)[1], self._search)
+        grow = LOOSE_CLEAR_MM * s
+        for slot in self.layout.slots:
+            cv2.rectangle(paper, (int((slot.x - LOOSE_CLEAR_MM) * s), int((slot.y - LOOSE_CLEAR_MM) * s)),
+                          (int((slot.x + slot.w + LOOSE_CLEAR_MM) * s), int((slot.y + slot.h + LOOSE_CLEAR_MM) * s)),
+                          0, -1)
+        for box in boxes:
+            (cx, cy), (bw, bh), angle = cv2.minAreaRect(np.asarray(box, np.float32))
+            hull = cv2.boxPoints(((cx, cy), (bw + 2 * grow, bh + 2 * grow), angle))
+            cv2.fillConvexPoly(paper, np.round(hull).astype(np.int32), 0)
+        if cv2.countNonZero(paper) < LOOSE_SHARE * self._card_px[0] * self._card_px[1]:
+            return []
+        cw, ch = (max(3, round(v)) for v in self._card_px)
+        share = cv2.boxFilter(paper, cv2.CV_32F, (cw, ch), normalize=True)
+        # where a card-sized window holds the most light, not the most paper: a card is
+        # whiter than the pool of glare it may lie in, which would pull a window of paper off it
+        light = cv2.boxFilter(cv2.bitwise_and(white, paper), cv2.CV_32F, (cw, ch), normalize=True)
+        # a card lies whole on the table: no window reaching a marker or out of sight
+        light[cv2.erode(self._search, np.ones((ch, cw), np.uint8)) == 0] = 0.0
+        centres: list[tuple[float, float]] = []
+        for _ in range(LOOSE_TRIES):
+            _, most, _, (x, y) = cv2.minMaxLoc(light)
+            if most <= 0.0:
+                break
+            cv2.rectangle(light, (x - cw, y - ch), (x + cw, y + ch), 0.0, -1)
+            window = white[max(0, y - ch // 2) : y + ch // 2 + 1, max(0, x - cw // 2) : x + cw // 2 + 1]
+            # a pool of glare is smooth; a card has its border and its ink
+            if share[y, x] >= LOOSE_SHARE * 255 and _edge_strength(window) >= LOOSE_EDGES:
+                centres.append((x / s, y / s))
+                if len(centres) == LOOSE_CARDS:
+                    break
+        return centres
+
+    def on_marker(self, corners: np.ndarray) -> bool:
+        """Whether the image outline ``corners`` reaches a corner marker or the quiet zone
+        round it (the zone the search leaves out): a marker's white zone is as white as a
+        burnt-out highlight and its black modules as sharp as ink."""
+        mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), self._to_table)
+        outline = mm.reshape(-1, 2).astype(np.float32)
+        grow = self.layout.markers.size_mm / 2 + MARKER_MARGIN_MM
+        for cx, cy in self.layout.markers.centres_mm:
+            zone = np.array([[cx - grow, cy - grow], [cx + grow, cy - grow], [cx + grow, cy + grow],
+                             [cx - grow, cy + grow]], np.float32)
+            if cv2.intersectConvexConvex(cv2.convexHull(outline), zone)[0] > 0.0:
+                return True
+        return False
+
     def fit_cards(self, frame: np.ndarray, corners: np.ndarray, slot: Slot | None) -> list[np.ndarray]:
         """Image outlines (portrait order) of a card of the layout's size fitted as
         :meth:`_fit_in_slot` fits one (±12 mm, ±16°), once around the card found with image
@@ -1073,6 +1143,14 @@ _COARSE_GRID = _grid(np.arange(-12, 12.1, 3), np.arange(-12, 12.1, 3), np.arange
 _FINE_GRID = _grid(
     np.arange(-1.5, 1.6, 0.75), np.arange(-1.5, 1.6, 0.75), np.arange(-2, 2.1, 1), (-0.03, 0.0, 0.03)
 )
+
+
+def _edge_strength(patch: np.ndarray) -> float:
+    """The mean gradient magnitude (Sobel) of a uint8 patch."""
+    if patch.shape[0] < 3 or patch.shape[1] < 3:
+        return 0.0
+    gx, gy = cv2.Sobel(patch, cv2.CV_32F, 1, 0), cv2.Sobel(patch, cv2.CV_32F, 0, 1)
+    return float(cv2.mean(cv2.magnitude(gx, gy))[0])
 
 
 def _near_slot(slot: Slot, centre: tuple[float, float]) -> bool:

@@ -274,14 +274,15 @@ class Recognizer:
         where the card's edge is lost), from views around ``as_read`` (:func:`_nudged`,
         :func:`_spread`): read only if at least :data:`INDEX_VOTES` of them pass for the same
         code and none for another. In either case no outline may have read another code
-        clearly. None when nothing is read."""
+        clearly, and no view reaching a corner marker is read (``CardFinder.on_marker``).
+        None when nothing is read."""
         model = self.calibration.templates.model
         if model.index is None:
             return None
         burnt_seen = False
         for m, corners, card in reads:
             burnt = burnt_out(card)
-            if burnt is None:
+            if burnt is None or self.finder.on_marker(corners):
                 continue
             burnt_seen = True
             code = self._index_vote(m, card, burnt)
@@ -291,6 +292,8 @@ class Recognizer:
             return None
         votes: list[tuple[str, ModelReading, np.ndarray]] = []
         for corners in _nudged(as_read) + _spread(as_read):
+            if self.finder.on_marker(corners):
+                continue  # its white zone would pass for glare, its modules for an index
             card = warp_card(frame, corners)
             burnt = burnt_out(card)
             if burnt is None:

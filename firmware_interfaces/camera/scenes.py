@@ -393,17 +393,19 @@ def generate_test_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: i
                       off_layout_every: int = 4, empty_every: int = 10,
                       degradation: Degradation | None = None,
                       randomise: DomainRandomisation | None = None,
-                      frame_size: tuple[int, int] = FRAME_SIZE) -> list[GeneratedFrame]:
+                      frame_size: tuple[int, int] = FRAME_SIZE, first: int = 0) -> list[GeneratedFrame]:
     """A reproducible test set: ``frames`` frames cycling through ``layouts``, each from its own
     camera pose, with ``cards`` cards in slots; every ``off_layout_every``-th frame adds a card
     off every slot, every ``empty_every``-th frame has no card at all (phantom check).
+    ``first`` skips that many frames: each frame is made from its seed and number alone, so
+    frame ``first + k`` is the one a set started at 0 would hold there.
 
     Classic frames (``degradation``, :class:`Degradation` by default) are ``frame_size``;
     ``randomise`` makes randomised ones instead (:func:`render_randomised_scene`; their size
     is drawn from ``randomise.frame_sizes``). Either way the empty frame that calibrates the
     plane is mild, on the same felt, from the same pose."""
     out = []
-    for i in range(frames):
+    for i in range(first, first + frames):
         rng = random.Random(seed * 100_003 + i)
         layout = layouts[i % len(layouts)]
         n = 0 if empty_every and i % empty_every == empty_every - 1 else min(cards, len(layout.slots))
