@@ -547,7 +547,8 @@ class CardFinder:
                 fitted_centres.append(centre)
         for centre in self._loose_paper(border, level, [box for group, _ in found for _, box in group[:1]]):
             fitted = self._fit_rect(frame, gain, centre, 0.0)
-            if fitted is not None:
+            # a card the frame's edge cuts is no card to read (its fit runs out of sight)
+            if fitted is not None and self._in_sight(fitted[1] * s):
                 fit, box_mm, centre = fitted
                 found.append(([(fit, box_mm * s)], centre))
                 fitted_centres.append(centre)
@@ -937,6 +938,15 @@ class CardFinder:
                 if len(centres) == LOOSE_CARDS:
                     break
         return centres
+
+    def _in_sight(self, box_px: np.ndarray) -> bool:
+        """Whether every corner of a box (px of this finder's view) lies where the camera sees
+        the table, clear of the frame's edge."""
+        h, w = self._seen.shape
+        for x, y in np.round(box_px).astype(int):
+            if not (0 <= x < w and 0 <= y < h) or self._seen[y, x] == 0:
+                return False
+        return True
 
     def on_marker(self, corners: np.ndarray) -> bool:
         """Whether the image outline ``corners`` reaches a corner marker or the quiet zone
