@@ -904,7 +904,7 @@ class CardFinder:
         found (``boxes``, px of this finder's view): where a card dealt off the slots may lie
         that no mask cut out, because glare or a neighbour joined it to a bigger blob and no
         threshold let go of it. The card is fitted there as in a slot (:meth:`_fit_rect`) and,
-        like a slot's, reported only if read. At most :data:`LOOSE_CARDS`, most paper first."""
+        like a slot's, reported only if read. At most :data:`LOOSE_CARDS`, the most light first."""
         s = self._px_per_mm
         paper = cv2.bitwise_and(cv2.threshold(white, paper_level, 255, cv2.THRESH_BINARY)[1], self._search)
         grow = LOOSE_CLEAR_MM * s
