@@ -37,7 +37,11 @@ DECK = "svg-cards"
 def _recognizer() -> Recognizer:
     tf = generate_test_set(deck_or_skip(DECK), [load_layout("baccarat")], 1, seed=3,
                            randomise=DomainRandomisation(frame_sizes=((1280, 720),)))[0]
-    return Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates_for(DECK)), tf.layout)
+    rec = Recognizer(Calibration(calibrate_from_markers(tf.empty, tf.layout), templates_for(DECK)), tf.layout)
+    # these tests' frames are a card picture alone (or with a felt border), whose pixels the
+    # table's plane puts on its top-left corner marker: no view of them lies on a marker
+    rec.finder.on_marker = lambda corners: False  # type: ignore[method-assign]
+    return rec
 
 
 def _burnt(code: str, keep_top_left: bool = True) -> np.ndarray:
