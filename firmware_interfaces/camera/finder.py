@@ -231,10 +231,10 @@ class CardFinder:
         self._seen = cv2.erode(seen, np.ones((3, 3), np.uint8))
         search = self._seen.copy()
         # the corner markers and their white quiet zones are not cards: leave them out
-        grow = (layout.markers.size_mm / 2 + MARKER_MARGIN_MM) * s
-        for cx, cy in layout.markers.centres_mm:
-            corner_a, corner_b = (int(cx * s - grow), int(cy * s - grow)), (int(cx * s + grow), int(cy * s + grow))
-            cv2.rectangle(search, corner_a, corner_b, 0, -1)
+        self._marker_zones = _marker_zones(layout)
+        for zone in self._marker_zones:
+            (x0, y0), (x1, y1) = zone[0] * s, zone[2] * s
+            cv2.rectangle(search, (int(x0), int(y0)), (int(x1), int(y1)), 0, -1)
         self._search = search
         self._printed: np.ndarray | None = None
         self._not_printed: np.ndarray | None = None
@@ -278,6 +278,9 @@ class CardFinder:
         self._body_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (body, body))
         card_w, card_h = layout.card_mm
         self._card_px = (card_w * s, card_h * s)
+        # where a loose card's centre may lie: a card-sized window round it wholly in the search
+        self._loose_window = (max(3, round(card_w * s)), max(3, round(card_h * s)))
+        self._loose_centres = cv2.erode(search, np.ones(self._loose_window[::-1], np.uint8))
         self._min_px_area = 0.3 * card_w * card_h * s * s
         k = max(3, round(LINE_MM * s) | 1)
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -918,13 +921,13 @@ class CardFinder:
             cv2.fillConvexPoly(paper, np.round(hull).astype(np.int32), 0)
         if cv2.countNonZero(paper) < LOOSE_SHARE * self._card_px[0] * self._card_px[1]:
             return []
-        cw, ch = (max(3, round(v)) for v in self._card_px)
+        cw, ch = self._loose_window
         share = cv2.boxFilter(paper, cv2.CV_32F, (cw, ch), normalize=True)
         # where a card-sized window holds the most light, not the most paper: a card is
         # whiter than the pool of glare it may lie in, which would pull a window of paper off it
         light = cv2.boxFilter(cv2.bitwise_and(white, paper), cv2.CV_32F, (cw, ch), normalize=True)
         # a card lies whole on the table: no window reaching a marker or out of sight
-        light[cv2.erode(self._search, np.ones((ch, cw), np.uint8)) == 0] = 0.0
+        light[self._loose_centres == 0] = 0.0
         centres: list[tuple[float, float]] = []
         for _ in range(LOOSE_TRIES):
             _, most, _, (x, y) = cv2.minMaxLoc(light)
@@ -953,14 +956,8 @@ class CardFinder:
         round it (the zone the search leaves out): a marker's white zone is as white as a
         burnt-out highlight and its black modules as sharp as ink."""
         mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), self._to_table)
-        outline = mm.reshape(-1, 2).astype(np.float32)
-        grow = self.layout.markers.size_mm / 2 + MARKER_MARGIN_MM
-        for cx, cy in self.layout.markers.centres_mm:
-            zone = np.array([[cx - grow, cy - grow], [cx + grow, cy - grow], [cx + grow, cy + grow],
-                             [cx - grow, cy + grow]], np.float32)
-            if cv2.intersectConvexConvex(cv2.convexHull(outline), zone)[0] > 0.0:
-                return True
-        return False
+        hull = cv2.convexHull(mm.reshape(-1, 2).astype(np.float32))
+        return any(cv2.intersectConvexConvex(hull, zone)[0] > 0.0 for zone in self._marker_zones)
 
     def fit_cards(self, frame: np.ndarray, corners: np.ndarray, slot: Slot | None) -> list[np.ndarray]:
         """Image outlines (portrait order) of a card of the layout's size fitted as
@@ -1153,6 +1150,14 @@ _COARSE_GRID = _grid(np.arange(-12, 12.1, 3), np.arange(-12, 12.1, 3), np.arange
 _FINE_GRID = _grid(
     np.arange(-1.5, 1.6, 0.75), np.arange(-1.5, 1.6, 0.75), np.arange(-2, 2.1, 1), (-0.03, 0.0, 0.03)
 )
+
+
+def _marker_zones(layout: Layout) -> list[np.ndarray]:
+    """Each corner marker with its quiet zone (:data:`MARKER_MARGIN_MM` round it) as a square
+    in table mm (float32 corners, clockwise from top-left)."""
+    grow = layout.markers.size_mm / 2 + MARKER_MARGIN_MM
+    return [np.array([[cx - grow, cy - grow], [cx + grow, cy - grow], [cx + grow, cy + grow], [cx - grow, cy + grow]],
+                     np.float32) for cx, cy in layout.markers.centres_mm]
 
 
 def _edge_strength(patch: np.ndarray) -> float:
