@@ -20,6 +20,7 @@ from firmware_interfaces.camera.finder import (
     COVER_BLUR_MM,
     COVER_STEP,
     FIND_PX_PER_MM,
+    REFINE_SPAN,
     CardFinder,
     _channel_max,
     _channel_min,
@@ -27,6 +28,7 @@ from firmware_interfaces.camera.finder import (
     _median_u8,
     _median_u8_columns,
     _rect_steps,
+    _side_strips,
     _warp_whiteness,
     learn_empty_table,
 )
@@ -167,3 +169,29 @@ def test_the_paper_level_from_histograms_is_the_sorted_ones() -> None:
         sample = card[::3, ::3].reshape(-1, 3).astype(np.float32)
         k = int(0.92 * len(sample))
         assert np.array_equal(_paper(card), np.partition(sample, k, axis=0)[k])
+
+
+def test_the_refinements_side_strips_are_the_whole_patch_blurred_where_it_looks() -> None:
+    rng = np.random.default_rng(6)
+    w, h, edge, depth = 225, 300, 18, 14
+    for k in range(40):
+        crop = cv2.GaussianBlur(rng.integers(0, 256, (150, 120), dtype=np.uint8), (0, 0), 1 + k % 3)
+        src = np.array([[6, 8], [110, 4], [114, 140], [2, 146]], np.float32)
+        src += rng.normal(0, 4, (4, 2)).astype(np.float32)
+        dst = np.array([[edge, edge], [w - edge, edge], [w - edge, h - edge], [edge, h - edge]], np.float32)
+        warp = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+        whole = cv2.warpPerspective(crop, warp, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        whole = cv2.GaussianBlur(whole, (0, 0), 1.0).astype(np.float32)
+        strips = _side_strips(crop, warp, (w, h), edge, depth)
+        # where refine_outline looks, side by side: the rows within depth of each side's line,
+        # along the middle REFINE_SPAN of it (the far sides' spans counted from the other end)
+        for length, across, rows in ((w, h, True), (h, w, False)):
+            span = length - 2 * edge
+            a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
+            for near in (edge, across - 1 - edge):
+                for b0, b1 in ((a0, a1), (length - a1, length - a0)):
+                    if rows:
+                        region = (slice(near - depth, near + depth + 1), slice(b0, b1))
+                    else:
+                        region = (slice(b0, b1), slice(near - depth, near + depth + 1))
+                    assert np.array_equal(strips[region], whole[region])

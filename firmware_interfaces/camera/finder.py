@@ -1359,10 +1359,9 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     crop = frame[y0:y1, x0:x1]
     crop_white = cv2.min(cv2.min(crop[:, :, 0], crop[:, :, 1]), crop[:, :, 2])
     shifted = warp @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-    white = cv2.warpPerspective(crop_white, shifted, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    white = cv2.GaussianBlur(white, (0, 0), 1.0).astype(np.float32)
     reach = round(REFINE_REACH_MM * p)
     d = 2  # step measured between points d px inside and d px outside
+    white = _side_strips(crop_white, shifted, (w, h), round(m * p), reach + d)
     lines = []
     for side in range(4):
         # view the patch so that this side is the top edge, inside downwards
@@ -1407,11 +1406,57 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     return cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2)
 
 
+#: How far (px) the blur of :func:`_side_strips` reaches: OpenCV's kernel for sigma 1 on uint8
+#: is 7 taps wide.
+_STRIP_BLUR_REACH = 3
+
+
+def _side_strips(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int], edge: int,
+                 depth: int) -> np.ndarray:
+    """The whiteness of a card's patch (``size``: w, h; ``warp``: crop to patch), blurred
+    (sigma 1 px), where :func:`refine_outline` looks: within ``depth`` px of each side's
+    line ``edge`` px in from the patch's border, along the side's middle
+    :data:`REFINE_SPAN`; zero elsewhere. Each strip is warped and blurred with the blur's
+    reach around it, so its values are the whole patch's, at a third of the pixels."""
+    w, h = size
+    out = np.zeros((h, w), np.float32)
+    r = _STRIP_BLUR_REACH
+    for length, across in ((w, h), (h, w)):  # top and bottom strips, then left and right
+        span = length - 2 * edge
+        a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
+        # two of the sides are seen turned, their span counted from the other end: cover both
+        b0, b1 = min(a0, length - a1), max(a1, length - a0)
+        for near in (edge, across - 1 - edge):  # the side's line, counted from the patch's origin
+            lo, hi = near - depth, near + depth + 1  # rows (or columns) across the side: [lo, hi)
+            g0, g1 = max(lo - r, 0), min(hi + r, across)
+            c0, c1 = max(b0 - r, 0), min(b1 + r, length)
+            if length == w:
+                x0, x1, y0, y1 = c0, c1, g0, g1
+                moved = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ warp
+                strip = cv2.warpPerspective(crop_white, moved, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_REPLICATE)
+                strip = cv2.GaussianBlur(strip, (0, 0), 1.0)
+            else:
+                # a left or right strip is warped lying down and blurred so: OpenCV blurs a
+                # narrow, tall picture three times slower than the same turned (the same values)
+                x0, x1, y0, y1 = g0, g1, c0, c1
+                moved = np.array([[0, 1, -y0], [1, 0, -x0], [0, 0, 1]], np.float64) @ warp
+                strip = cv2.warpPerspective(crop_white, moved, (y1 - y0, x1 - x0), flags=cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_REPLICATE)
+                strip = cv2.GaussianBlur(strip, (0, 0), 1.0).T
+            # only the inside of the strip: its rim was blurred against the strip's own edge
+            iy0, ix0 = (y0 + r if y0 > 0 else 0), (x0 + r if x0 > 0 else 0)
+            iy1, ix1 = (y1 - r if y1 < h else h), (x1 - r if x1 < w else w)
+            out[iy0:iy1, ix0:ix1] = strip[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0]
+    return out
+
+
 def _fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Least-squares y = a x + b (np.polyfit is ten times slower for this)."""
     mx, my = float(x.mean()), float(y.mean())
-    sxx = float(((x - mx) ** 2).sum())
-    a = float(((x - mx) * (y - my)).sum()) / sxx if sxx > 1e-9 else 0.0
+    dx = x - mx
+    sxx = float(dx @ dx)
+    a = float(dx @ (y - my)) / sxx if sxx > 1e-9 else 0.0
     return a, my - a * mx
 
 
