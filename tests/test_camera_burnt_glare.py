@@ -25,6 +25,7 @@ from firmware_interfaces.camera.recognizer import (
     _beyond_index_doubt,
     _index_covered,
     burnt_out,
+    print_shows_around_glare,
 )
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 from firmware_interfaces.camera.scoring import Score
@@ -107,6 +108,43 @@ def test_a_card_burnt_out_over_its_pips_is_read_from_its_clear_index() -> None:
         assert got in (code, None)
         read += got == code
     assert read >= 3
+
+
+def _under_glare(code: str) -> np.ndarray:
+    """The canonical face of ``code`` under a highlight: light added (a Gaussian spot over its
+    middle and lower half, clipped to white at its heart), the print still under it."""
+    face = templates_for(DECK).faces[code].astype(np.float32) * 0.85
+    w, h = CARD_SIZE
+    y, x = np.mgrid[0:h, 0:w]
+    spot = 330.0 * np.exp(-(((x - w / 2 - 8) / 26.0) ** 2 + ((y - 0.7 * h) / 30.0) ** 2) / 2)
+    return np.clip(face + spot[:, :, None], 0, 255).astype(np.uint8)
+
+
+def _under_bright_hand(code: str) -> np.ndarray:
+    """The canonical face of ``code`` with an over-exposed hand over its lower half, reaching in
+    from its bottom edge: light skin hiding the print, clipped to white where the light is
+    strongest."""
+    card = (templates_for(DECK).faces[code] * 0.85).astype(np.uint8)
+    w, h = CARD_SIZE
+    cv2.ellipse(card, (w // 2, h), (85, 95), 0, 0, 360, (190, 215, 245), -1)
+    cv2.ellipse(card, (w // 2 + 5, h - 10), (35, 25), 0, 0, 360, (255, 255, 255), -1)
+    return card
+
+
+def test_glare_leaves_the_print_around_its_burnt_heart_and_a_bright_hand_hides_it() -> None:
+    faces = templates_for(DECK).faces
+    for code in ("7C", "9S", "5H", "QD", "8D", "JS", "KC"):
+        glare = _under_glare(code)
+        burnt = burnt_out(glare)
+        assert burnt is not None and print_shows_around_glare(glare, faces[code], burnt), code
+    # cards with print under the hand's skin (a 7C or a 5H under this hand keeps most of its
+    # pips in sight, and is judged by what is left: see docs/camera.md)
+    for code in ("9S", "QD", "8D", "JS", "KC"):
+        hand = _under_bright_hand(code)
+        burnt = burnt_out(hand)
+        assert burnt is not None  # the clipped skin passes for a burnt-out highlight
+        assert not print_shows_around_glare(hand, faces[code], burnt), code
+        assert _index_read(hand) is None, code  # its clear top-left index alone names no card
 
 
 def test_a_card_burnt_over_both_indexes_or_not_burnt_at_all_is_not_read_from_an_index() -> None:

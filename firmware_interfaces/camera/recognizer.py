@@ -328,6 +328,8 @@ class Recognizer:
                 continue  # the other corner names another card
             if m.code != r.code and self.calibration.templates.index_lead(card, r.code, m.code) <= INDEX_LEAD:
                 continue
+            if not print_shows_around_glare(card, self.calibration.templates.faces[r.code], burnt):
+                continue  # the face's print is hidden beyond the burnt patch: a hand, not glare
             return r.code
         return None
 
@@ -476,6 +478,74 @@ def burnt_out(card: np.ndarray) -> np.ndarray | None:
     burnt = white >= BURNT_WHITE
     share = np.count_nonzero(burnt) / burnt.size
     return burnt if BURNT_SHARE <= share < 0.75 else None
+
+
+#: :func:`print_shows_around_glare`: cells (px of the canonical card) whose print is compared,
+#: how far (px) from the burnt patch the card's print is looked at, how far (px) a cell's print
+#: may lie from where the outline puts it, how much the face's own cell must vary (its
+#: whiteness, paper = 1) to count, how much of that the card must keep, the share of cells
+#: that may have lost it, and how many cells must be seen at all.
+PRINT_CELL = 16
+PRINT_CLEAR_OF_BURNT = 4
+PRINT_SHIFT = 4
+PRINT_VARIES = 0.08
+PRINT_KEPT = 0.35
+PRINT_LOST_SHARE = 0.25
+PRINT_CELLS_SEEN = 3
+
+
+def _whiteness_on_paper(card: np.ndarray, leave_out: np.ndarray | None = None) -> np.ndarray:
+    """A BGR card's whiteness (darkest channel) over its paper's (the level 92 % of it lie at
+    or under, ``leave_out`` pixels not counted), blurred a little: 1 is paper, ink is less."""
+    white = cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2])
+    counted = white if leave_out is None else white[~leave_out]
+    level = max(float(np.percentile(counted, 92)), 8.0) if counted.size else 255.0
+    return np.asarray(cv2.GaussianBlur(white.astype(np.float32) / level, (0, 0), 2.0))
+
+
+def _cells(a: np.ndarray) -> np.ndarray:
+    """``a`` (a canonical card's size) cut into :data:`PRINT_CELL` squares, a 2 px rim left
+    out: (rows, columns, cell, cell)."""
+    c = PRINT_CELL
+    rows, cols = (a.shape[0] - 4) // c, (a.shape[1] - 4) // c
+    return a[2 : 2 + rows * c, 2 : 2 + cols * c].reshape(rows, c, cols, c).swapaxes(1, 2)
+
+
+def _cell_centres(a: np.ndarray) -> np.ndarray:
+    """The values of ``a`` at the centres of :func:`_cells`' squares (rows, columns)."""
+    c = PRINT_CELL
+    rows, cols = (a.shape[0] - 4) // c, (a.shape[1] - 4) // c
+    return a[2 + c // 2 : 2 + rows * c : c, 2 + c // 2 : 2 + cols * c : c]
+
+
+def print_shows_around_glare(card: np.ndarray, face: np.ndarray, burnt: np.ndarray) -> bool:
+    """Whether the print of ``face`` (the code a corner index read) still shows on ``card``
+    where it is not burnt out (``burnt``, see :func:`burnt_out`): of the cells where the
+    face's print varies and the card is seen clear of the burnt patch (at least
+    :data:`PRINT_CELLS_SEEN`), no more than :data:`PRINT_LOST_SHARE` show no print within
+    :data:`PRINT_SHIFT` px of where the outline puts it (a view read from one index may lie
+    a few px off).
+
+    Glare adds light: short of clipping, the ink still stands out of the paper by as much
+    as before. A hand hides: clipped skin passes for a burnt-out highlight, but around it
+    the skin hides the print."""
+    c = PRINT_CELL
+    near = cv2.dilate(burnt.astype(np.uint8), np.ones((2 * PRINT_CLEAR_OF_BURNT + 1,) * 2, np.uint8))
+    # how much the card varies in each cell-sized window wholly clear of the burnt patch ...
+    white = _whiteness_on_paper(card, near > 0)
+    mean = cv2.boxFilter(white, -1, (c, c))
+    spread = np.sqrt(np.maximum(cv2.boxFilter(white * white, -1, (c, c)) - mean * mean, 0.0))
+    clear = cv2.dilate(near, np.ones((c + 1, c + 1), np.uint8)) == 0
+    spread = np.where(clear, spread, 0.0).astype(np.float32)
+    # ... and the most of it within PRINT_SHIFT of each cell's centre
+    reach = np.ones((2 * PRINT_SHIFT + 1,) * 2, np.uint8)
+    card_varies = _cell_centres(cv2.dilate(spread, reach))
+    seen = _cell_centres(cv2.dilate(clear.astype(np.uint8), reach)) > 0
+    face_varies = _cells(_whiteness_on_paper(face)).std(axis=(2, 3))
+    judged = seen & (face_varies >= PRINT_VARIES)
+    n = int(np.count_nonzero(judged))
+    lost = int(np.count_nonzero(judged & (card_varies < PRINT_KEPT * face_varies)))
+    return n >= PRINT_CELLS_SEEN and lost <= PRINT_LOST_SHARE * n
 
 
 def _beyond_index_doubt(model: DeckModel, m: ModelReading, limit: float) -> bool:
