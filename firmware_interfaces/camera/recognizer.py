@@ -314,7 +314,8 @@ class Recognizer:
         :data:`BURNT_CORNER_SHARE` burnt and read by the index model past its own limit, the
         other corner naming no other code (``DeckModel.index_names_another``), and, where the
         whole card's read ``m`` differs (glare hid its pips), that corner's index matching the
-        code's template better than the whole card's read's."""
+        code's template better than the whole card's read's, and the code's print showing
+        around the burnt patch (:func:`print_shows_around_glare`: a bright hand is no glare)."""
         model = self.calibration.templates.model
         if model.index is None or m.indexes is None:
             return None
