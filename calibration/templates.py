@@ -16,6 +16,7 @@ Templates are stored as 52 canonical PNG faces in ``CAL_DIR/templates/``
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -385,15 +386,18 @@ def order_portrait(pts: np.ndarray) -> np.ndarray:
     """Order 4 rectangle corners TL, TR, BR, BL with the long side vertical
     (one of the two upright readings; the reader tries both)."""
     pts = np.asarray(pts, dtype=np.float32).reshape(4, 2)
-    c = pts.mean(axis=0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]  # clockwise in image coordinates (y down), starting near -180°
-    # rotate so that pts[0]->pts[1] is a short side and pts[0] is the top-left-most candidate
-    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
-        pts = np.roll(pts, -1, axis=0)
-    if pts[0, 1] + pts[1, 1] > pts[2, 1] + pts[3, 1]:  # short side at the bottom: start at the other one
-        pts = np.roll(pts, 2, axis=0)
-    return pts
+    # four points: plain floats are several times faster than numpy's small-array calls here
+    xy = pts.tolist()
+    cx, cy = sum(p[0] for p in xy) / 4, sum(p[1] for p in xy) / 4
+    order = sorted(range(4), key=lambda k: math.atan2(xy[k][1] - cy, xy[k][0] - cx))
+    # clockwise in image coordinates (y down), starting near -180°; then rotated so that
+    # pts[0]->pts[1] is a short side and pts[0] is the top-left-most candidate
+    a, b, c = xy[order[0]], xy[order[1]], xy[order[2]]
+    if math.hypot(b[0] - a[0], b[1] - a[1]) > math.hypot(c[0] - b[0], c[1] - b[1]):
+        order = order[1:] + order[:1]
+    if xy[order[0]][1] + xy[order[1]][1] > xy[order[2]][1] + xy[order[3]][1]:
+        order = order[2:] + order[:2]  # short side at the bottom: start at the other one
+    return pts[order]
 
 
 def load_face_images(folder: Path, progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:

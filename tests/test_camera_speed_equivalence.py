@@ -11,6 +11,7 @@ from cardart import deck_or_skip
 from calibration.deck_model import _paper, both_ways, card_features
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
+from calibration.templates import order_portrait
 from firmware_interfaces.camera.finder import (
     _ALL_LEVELS,
     _COARSE_GRID,
@@ -195,3 +196,26 @@ def test_the_refinements_side_strips_are_the_whole_patch_blurred_where_it_looks(
                     else:
                         region = (slice(b0, b1), slice(near - depth, near + depth + 1))
                     assert np.array_equal(strips[region], whole[region])
+
+
+def _order_portrait_plain(pts: np.ndarray) -> np.ndarray:
+    """``order_portrait`` as numpy spells it (how it was written before plain floats)."""
+    pts = np.asarray(pts, dtype=np.float32).reshape(4, 2)
+    c = pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))]
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)
+    if pts[0, 1] + pts[1, 1] > pts[2, 1] + pts[3, 1]:
+        pts = np.roll(pts, 2, axis=0)
+    return pts
+
+
+def test_corners_ordered_with_plain_floats_are_ordered_as_numpy_orders_them() -> None:
+    rng = np.random.default_rng(7)
+    for k in range(3000):
+        (cx, cy), (w, h) = rng.uniform(0, 1300, 2), rng.uniform(20, 120, 2)
+        box = cv2.boxPoints(((cx, cy), (w, h), rng.uniform(-180, 180))).astype(np.float64)
+        if k % 2:
+            box += rng.normal(0, 2, (4, 2))  # a found outline, not a perfect rectangle
+        box = box[rng.permutation(4)]
+        assert np.array_equal(order_portrait(box), _order_portrait_plain(box))
