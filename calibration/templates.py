@@ -397,7 +397,7 @@ def order_portrait(pts: np.ndarray) -> np.ndarray:
         order = order[1:] + order[:1]
     if xy[order[0]][1] + xy[order[1]][1] > xy[order[2]][1] + xy[order[3]][1]:
         order = order[2:] + order[:2]  # short side at the bottom: start at the other one
-    return pts[order]
+    return np.array([xy[k] for k in order], np.float32)  # float32 -> float -> float32: the same values
 
 
 def load_face_images(folder: Path, progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
