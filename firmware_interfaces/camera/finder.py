@@ -1283,13 +1283,22 @@ def _channel_max(img: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
+#: Up to this many values, :func:`_median_u8` partitions them (measured: 3 us for 700 values
+#: against 7.6 for counting them; even at 6,000).
+_PARTITION_UP_TO = 5000
+
+
 def _median_u8(values: np.ndarray) -> float:
-    """``float(np.median(values))`` of a non-empty array, from the histogram when it is uint8
-    (the same value: the middle one, or the mean of the two middle ones): a border strip's few
-    hundred pixels are counted faster than numpy partitions them."""
+    """``float(np.median(values))`` of a non-empty array (the same value: the middle one, or
+    the mean of the two middle ones). When it is uint8: a few thousand values partitioned at
+    the two middle places only, more counted (a histogram), each faster than ``np.median``."""
     if values.dtype != np.uint8:
         return float(np.median(values))
     n = values.size
+    if n <= _PARTITION_UP_TO:
+        # a few thousand values: partitioning at the two middle places costs less than counting
+        middle = np.partition(values.ravel(), [(n - 1) // 2, n // 2])
+        return (float(middle[(n - 1) // 2]) + float(middle[n // 2])) / 2.0
     cum = np.cumsum(np.bincount(values.ravel(), minlength=256))
     lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
     hi = int(np.searchsorted(cum, n // 2 + 1))
