@@ -289,20 +289,27 @@ def test_an_outline_reaching_a_corner_marker_or_its_quiet_zone_is_known_as_such(
             assert finder.on_marker(img) is expected, ((mx, my), gap)
 
 
+def _special_cards_named(first: int, kind: str) -> list[str]:
+    """Frame ``first`` of the special scenes (seed 5: a face-down, a half-covered and a cut
+    card a frame): the codes read within 30 px of a card of ``kind`` (must be none)."""
+    tf = _frames(1, seed=5, first=first, face_down_cards=1, occluded_cards=1, cut_cards=1)[0]
+    special = [t for t in tf.scene.cards if t.code is None and t.conditions.get("kind") == kind]
+    assert special, first  # the generator still makes the scene the test was measured on
+    readings = _recognizer(tf).recognize(tf.scene.image)
+    named = []
+    for t in special:
+        centre = np.mean(t.corners, axis=0)
+        named += [r.code for r in readings if r.code and np.hypot(*(np.mean(r.corners, axis=0) - centre)) < 30]
+    return named
+
+
 def test_a_card_half_under_an_over_exposed_hand_is_not_read_from_its_clear_index() -> None:
     """Two cards 45-46 % under a light-skinned hand the exposure clipped to white (seed 5,
     frames 22 and 24: a JS and a KC), whose top-left index lies clear: the clipped skin passed
     for a burnt-out highlight, and the index-alone read named them, until the code read had to
     show its print around the burnt patch (``print_shows_around_glare``)."""
     for first in (22, 24):
-        tf = _frames(1, seed=5, first=first, face_down_cards=1, occluded_cards=1, cut_cards=1)[0]
-        under = [t for t in tf.scene.cards if t.code is None and t.conditions.get("kind") == "occluded"]
-        assert under, first  # the generator still makes the scene this test was measured on
-        readings = _recognizer(tf).recognize(tf.scene.image)
-        for t in under:
-            centre = np.mean(t.corners, axis=0)
-            named = [r.code for r in readings if r.code and np.hypot(*(np.mean(r.corners, axis=0) - centre)) < 30]
-            assert named == [], (first, named)
+        assert _special_cards_named(first, "occluded") == [], first
 
 
 def test_a_card_the_frames_edge_cuts_is_not_fitted_as_a_loose_card() -> None:
@@ -310,11 +317,4 @@ def test_a_card_the_frames_edge_cuts_is_not_fitted_as_a_loose_card() -> None:
     for the loose-paper search: fitted as whole cards, their fits ran out of sight and were
     read JD and AD, until a loose fit had to lie wholly where the camera sees the table."""
     for first in (3, 23):
-        tf = _frames(1, seed=5, first=first, face_down_cards=1, occluded_cards=1, cut_cards=1)[0]
-        cut = [t for t in tf.scene.cards if t.code is None and t.conditions.get("kind") == "cut"]
-        assert cut, first  # the generator still makes the scene this test was measured on
-        readings = _recognizer(tf).recognize(tf.scene.image)
-        for t in cut:
-            centre = np.mean(t.corners, axis=0)
-            named = [r.code for r in readings if r.code and np.hypot(*(np.mean(r.corners, axis=0) - centre)) < 30]
-            assert named == [], (first, named)
+        assert _special_cards_named(first, "cut") == [], first
