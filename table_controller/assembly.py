@@ -320,7 +320,7 @@ class LiveTable:
                 self.shoe.close()
             except Exception:
                 log.exception("closing the shoe driver")
-        if self._loop is not None:
+        if self._loop is not None and self._loop.is_alive():  # a stop can come before its start
             self._loop.join(timeout=5)
         self._close_all(self._closers)
 

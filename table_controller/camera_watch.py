@@ -58,7 +58,8 @@ class CameraWatcher:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():  # closed before it was started: a stop during start-up
+            self._thread.join(timeout=5)
         self.source.close()
 
     def _run(self) -> None:

@@ -121,7 +121,7 @@ class ShoeDriver(ReaderEvents):
                     cancel()
                 except _PORT_ERRORS:
                     pass
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=5)
         with self._lock:
             self._close_transport()

@@ -158,7 +158,7 @@ class SimulatedLineReader:
     def close(self) -> None:
         """Stop and close the port."""
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=2)
         self.port.close()
 

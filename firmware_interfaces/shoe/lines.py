@@ -270,7 +270,7 @@ class LineReaderDriver(ReaderEvents):
     def close(self) -> None:
         """Stop the reader thread and close the transport."""
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=5)
         self._close_transport()
 

@@ -143,7 +143,7 @@ class SimulatedShoe:
     def close(self) -> None:
         """Stop the thread and close the port."""
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=5)
         self.port.close()
 

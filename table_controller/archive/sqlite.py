@@ -119,7 +119,8 @@ class SQLiteArchive:
                 c.execute("INSERT INTO schema_version VALUES (?)", (number,))
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                if c.in_transaction:  # an interruption can land just after COMMIT
+                    c.execute("ROLLBACK")
                 raise
 
     @property
@@ -148,7 +149,8 @@ class SQLiteArchive:
                 c.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                if c.in_transaction:  # an interruption can land just after COMMIT
+                    c.execute("ROLLBACK")
                 raise
         return len(rows)
 

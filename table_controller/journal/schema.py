@@ -220,7 +220,8 @@ def create_schema(
             conn.execute("INSERT INTO meta(key, value) VALUES ('base_pages', ?)", (str(pages),))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # a stop signal can land just after COMMIT: nothing is left to undo
+            conn.execute("ROLLBACK")
         raise
 
 

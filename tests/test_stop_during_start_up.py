@@ -1,0 +1,77 @@
+"""A stop signal can land anywhere in start-up (table_controller.cli.stop_signals raises
+Terminated in the main thread until the table runs): between a thread's creation and its
+start, or just after a journal's COMMIT returned. Closing then must neither fail nor hide the
+stop. Found by tests/test_run_sigterm.py under load: `run` exited 1 ("cannot join thread
+before it is started") and 3 ("cannot rollback - no transaction is active") instead of 0."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_interfaces.shoe.driver import ShoeDriver
+from table_controller.camera_watch import CameraWatcher
+from table_controller.journal.schema import create_schema
+from table_controller.journal.verify import verify_journal
+
+
+class _Stop(BaseException):
+    """Stands for Terminated: raised where a signal handler would raise it."""
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_camera_watcher_closed_before_its_start_closes_its_source() -> None:
+    source = _Source()
+    watcher = CameraWatcher(source, recognizer=None, stabilizer=None, post=lambda _: None)
+    watcher.close()
+    assert source.closed
+    assert not watcher.is_running
+
+
+def test_a_shoe_driver_stopped_between_its_threads_creation_and_start_closes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[bool] = []
+
+    def refuse_start(self: threading.Thread) -> None:
+        raise _Stop
+
+    driver = ShoeDriver(lambda: opened.append(True))  # type: ignore[arg-type, return-value]
+    monkeypatch.setattr(threading.Thread, "start", refuse_start)
+    with pytest.raises(_Stop):
+        driver.start()
+    monkeypatch.undo()
+    driver.close()
+    assert not opened  # its thread never ran
+
+
+class _StoppedAfterCommit(sqlite3.Connection):
+    """A connection whose COMMIT goes through and is then interrupted, as a stop signal
+    handled on the next bytecode after the call interrupts it."""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        cursor = super().execute(sql, *args)
+        if sql == "COMMIT":
+            raise _Stop
+        return cursor
+
+
+def test_a_stop_just_after_the_new_journals_commit_is_the_stop_and_the_journal_is_whole(tmp_path: Path) -> None:
+    path = tmp_path / "T01.sqlite"
+    conn = sqlite3.connect(str(path), isolation_level=None, factory=_StoppedAfterCommit)
+    with pytest.raises(_Stop):
+        create_schema(conn, {"table": "T01", "game": "baccarat"})
+    assert not conn.in_transaction
+    conn.close()
+    assert verify_journal(path).ok
