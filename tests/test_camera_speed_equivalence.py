@@ -14,7 +14,10 @@ from calibration.table import calibrate_from_markers
 from calibration.templates import order_portrait
 from firmware_interfaces.camera.finder import (
     _ALL_LEVELS,
-    _COARSE_GRID,
+    _COARSE_SHAPES,
+    _COARSE_SHIFTS,
+    _FINE_SHAPES,
+    _FINE_SHIFTS,
     _INSIDE_MM,
     _OUTSIDE_MM,
     _SIDE_POINTS,
@@ -74,7 +77,8 @@ def test_the_gain_lookup_table_is_opencvs_multiply() -> None:
 
 def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
                       card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """The slot fit's side steps one side and one offset at a time (as it was written first)."""
+    """The slot fit's side steps one side and one hypothesis (dx, dy, angle, width) at a time,
+    each point at its nearest pixel (halves up), as it was written first."""
     cw, ch = card_mm
     t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1
     u = t - 0.5
@@ -84,10 +88,10 @@ def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[fl
     h, w = white.shape
 
     def sample(px: np.ndarray, py: np.ndarray) -> np.ndarray:
-        gx = (slot_centre[0] + hyps[:, 0:1] + ca[:, None] * px - sa[:, None] * py) * px_per_mm
-        gy = (slot_centre[1] + hyps[:, 1:2] + sa[:, None] * px + ca[:, None] * py) * px_per_mm
-        xi = np.clip(np.rint(gx).astype(np.int32), 0, w - 1)
-        yi = np.clip(np.rint(gy).astype(np.int32), 0, h - 1)
+        gx = (slot_centre[0] + hyps[:, 0:1] + (ca[:, None] * px - sa[:, None] * py)) * px_per_mm
+        gy = (slot_centre[1] + hyps[:, 1:2] + (sa[:, None] * px + ca[:, None] * py)) * px_per_mm
+        xi = np.clip(np.floor(gx + 0.5).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.floor(gy + 0.5).astype(np.int32), 0, h - 1)
         return np.asarray(white[yi, xi])
 
     steps = np.empty((len(hyps), 4), np.float32)
@@ -106,10 +110,15 @@ def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[fl
 def test_the_slot_fit_samples_all_sides_at_once_as_one_at_a_time() -> None:
     rng = np.random.default_rng(7)
     white = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (0, 0), 3.0)
-    for centre, base, scale in (((120.0, 150.0), 0.0, 1.0), ((390.0, 20.0), 90.0, 1.0), ((100.0, 80.0), 0.0, 0.5)):
-        fast = _rect_steps(white, _COARSE_GRID, centre, base, (63.0, 88.0), scale)
-        plain = _plain_rect_steps(white, _COARSE_GRID, centre, base, (63.0, 88.0), scale)
-        assert all(np.array_equal(f, p) and f.dtype == p.dtype for f, p in zip(fast, plain, strict=True))
+    fine_around = np.array([3.0, -6.0, 4.0, 0.94])
+    for centre, base, scale in (((120.0, 150.0), 0.0, 1.0), ((390.0, 20.0), 90.0, 1.0), ((100.0, 80.0), 0.0, 0.5),
+                                ((151.5, 140.25), 7.0, 1.0), ((200.0, 10.0), 0.0, 1.0)):
+        for shifts, shapes in ((_COARSE_SHIFTS, _COARSE_SHAPES),
+                               (fine_around[:2] + _FINE_SHIFTS, fine_around[2:] + _FINE_SHAPES)):
+            hyps = np.array([[*d, *s] for d in shifts for s in shapes])  # every shift with every shape
+            fast = _rect_steps(white, shifts, shapes, centre, base, (63.0, 88.0), scale)
+            plain = _plain_rect_steps(white, hyps, centre, base, (63.0, 88.0), scale)
+            assert all(np.array_equal(f, p) and f.dtype == p.dtype for f, p in zip(fast, plain, strict=True))
 
 
 def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_comparison() -> None:
