@@ -78,7 +78,7 @@ def test_the_gain_lookup_table_is_opencvs_multiply() -> None:
 def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
                       card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
     """The slot fit's side steps one side and one hypothesis (dx, dy, angle, width) at a time,
-    each point at its nearest pixel (halves up), as it was written first."""
+    each point at its nearest pixel (halves up): the plain computation the fast one must match."""
     cw, ch = card_mm
     t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1
     u = t - 0.5

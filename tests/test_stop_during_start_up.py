@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import serial
+import zmq
 
 from firmware_interfaces.shoe.driver import ShoeDriver
 from table_controller.camera_watch import CameraWatcher
 from table_controller.journal.schema import create_schema
 from table_controller.journal.verify import verify_journal
+from table_controller.publish.publisher import EventPublisher
 
 
 class _Stop(BaseException):
@@ -34,33 +38,49 @@ class _Source:
 def test_a_camera_watcher_closed_before_its_start_closes_its_source() -> None:
     source = _Source()
     watcher = CameraWatcher(source, recognizer=None, stabilizer=None, post=lambda _: None)
-    watcher.close()
+    watcher.close()  # it raised "cannot join thread before it is started" before reaching the source
     assert source.closed
-    assert not watcher.is_running
+
+
+def _stopped_at_thread_start(monkeypatch: pytest.MonkeyPatch, start: Callable[[], object]) -> None:
+    """Call ``start`` with a stop landing the moment it starts a thread (after the thread's
+    creation, before it runs)."""
+
+    def refuse_start(self: threading.Thread) -> None:
+        raise _Stop
+
+    monkeypatch.setattr(threading.Thread, "start", refuse_start)
+    with pytest.raises(_Stop):
+        start()
+    monkeypatch.undo()
 
 
 def test_a_shoe_driver_stopped_between_its_threads_creation_and_start_closes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    opened: list[bool] = []
+    driver = ShoeDriver(lambda: serial.serial_for_url("loop://", timeout=0.01))
+    _stopped_at_thread_start(monkeypatch, driver.start)
+    driver.close()  # it raised "cannot join thread before it is started"
 
-    def refuse_start(self: threading.Thread) -> None:
-        raise _Stop
 
-    driver = ShoeDriver(lambda: opened.append(True))  # type: ignore[arg-type, return-value]
-    monkeypatch.setattr(threading.Thread, "start", refuse_start)
-    with pytest.raises(_Stop):
-        driver.start()
-    monkeypatch.undo()
-    driver.close()
-    assert not opened  # its thread never ran
+def test_a_publisher_stopped_between_its_threads_creation_and_start_closes_its_socket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    publisher = EventPublisher("T01", "tcp://127.0.0.1:0", "tcp://127.0.0.1:0", context=context)
+    _stopped_at_thread_start(monkeypatch, publisher.start)
+    pub = publisher._pub
+    assert pub is not None and not pub.closed
+    publisher.close()  # it raised before closing its sockets
+    assert pub.closed
+    context.term()
 
 
 class _StoppedAfterCommit(sqlite3.Connection):
     """A connection whose COMMIT goes through and is then interrupted, as a stop signal
     handled on the next bytecode after the call interrupts it."""
 
-    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         cursor = super().execute(sql, *args)
         if sql == "COMMIT":
             raise _Stop

@@ -165,7 +165,8 @@ class EventPublisher:
         self._stop.set()
         server_stuck = False
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            if self._thread.is_alive():  # a stop can come between its creation and its start
+                self._thread.join(timeout=5)
             # The thread closes its ROUTER itself; while it lives, term() would wait for ever.
             server_stuck = self._thread.is_alive()
             if server_stuck:

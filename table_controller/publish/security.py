@@ -186,5 +186,5 @@ class HandshakeWatch:
             except zmq.ZMQError:
                 pass
             thread = self._threads.pop(id(socket), None)
-            if thread is not None:
+            if thread is not None and thread.is_alive():  # a stop can come before its start
                 thread.join(timeout=2)
