@@ -18,6 +18,8 @@ import zmq
 
 from firmware_interfaces.shoe.driver import ShoeDriver
 from table_controller.camera_watch import CameraWatcher
+from table_controller.client import TableClient
+from table_controller.display.web import Feeder, ViewHub
 from table_controller.journal.schema import create_schema
 from table_controller.journal.verify import verify_journal
 from table_controller.publish.publisher import EventPublisher
@@ -95,3 +97,14 @@ def test_a_stop_just_after_the_new_journals_commit_is_the_stop_and_the_journal_i
     assert not conn.in_transaction
     conn.close()
     assert verify_journal(path).ok
+
+
+def test_a_display_feeder_stopped_between_its_threads_creation_and_start_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_client() -> TableClient:
+        raise AssertionError("the feeder's thread never ran")
+
+    feeder = Feeder(no_client, ViewHub(), "T01")
+    _stopped_at_thread_start(monkeypatch, feeder.start)
+    feeder.stop()  # it raised "cannot join thread before it is started"

@@ -198,7 +198,7 @@ class StudioDisplay:
 
     def _stop_feeder(self) -> None:
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=5)
 
     def serve(self) -> None:
@@ -217,5 +217,5 @@ class StudioDisplay:
     def stop(self) -> None:
         self.changes.close()
         self.server.should_exit = True
-        if self._server_thread is not None:
+        if self._server_thread is not None and self._server_thread.is_alive():  # a stop can come before its start
             self._server_thread.join(timeout=10)

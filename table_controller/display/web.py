@@ -125,7 +125,7 @@ class Feeder:
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=5)
 
 
@@ -220,5 +220,5 @@ class WebDisplay:
     def stop(self) -> None:
         self.hub.close()
         self.server.should_exit = True
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():  # a stop can come before its start
             self._thread.join(timeout=10)
