@@ -23,7 +23,9 @@ was developed against) or "held-out"; the accuracy targets are for held-out
 designs. Timing is on one core: OpenCV and BLAS are limited to one thread and
 the ms are the thread's CPU time of ``Recognizer.recognize`` (so other work on a
 shared machine does not inflate them), on frames with 6 cards, per frame size;
-the wall clock median is reported beside it. Beside each size's figures,
+the wall clock median is reported beside it, and the median of each frame's
+least time over 3 reads (``ms_median_best_of_3``: the same work, less of a
+shared machine's noise; the target is judged on the single reads). Beside each size's figures,
 ``still_table_stream``: the CPU ms per frame of 30-frame streams of a still
 6-card table (fresh sensor noise and JPEG each frame), where the recogniser
 reuses its last full read while nothing moved (``firmware_interfaces.camera.change``);
@@ -45,7 +47,9 @@ import json  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import replace  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -75,6 +79,9 @@ GAMES = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
 TIMED_SIZES = ((1280, 720), (1920, 1080))
 #: Frames with 6 cards timed per frame size at least (extra, unscored frames if the test set has fewer).
 MIN_TIMED_FRAMES = 6
+#: Each timed frame is also read this many times in all, and the least time kept (reported beside
+#: the single read's: on this machine whole runs moved by 10-20 % with nothing else running).
+TIMED_REPEATS = 3
 TARGETS: dict[str, Any] = {
     "read_rate": 0.995, "wrong_reads": 0, "phantom_cards": 0,
     "fps_6_cards_1280x720": 30.0, "fps_6_cards_1920x1080": 15.0,
@@ -134,13 +141,22 @@ def _size(tf: GeneratedFrame) -> str:
     return f"{w}x{h}"
 
 
-def _timing(ms: list[float], wall: list[float], source: str) -> dict[str, object]:
+def _timing(ms: list[float], wall: list[float], source: str, best: list[float]) -> dict[str, object]:
     if not ms:
         return {"frames_timed": 0}
     med = float(np.median(ms))
+    best_med = float(np.median(best)) if best else 0.0
     return {"frames_timed": len(ms), "timed_on": source, "ms_median": round(med, 2),
             "ms_p95": round(float(np.percentile(ms, 95)), 2), "wall_ms_median": round(float(np.median(wall)), 2),
-            "fps": round(1000 / med, 1) if med > 0 else None}
+            "fps": round(1000 / med, 1) if med > 0 else None,
+            f"ms_median_best_of_{TIMED_REPEATS}": round(best_med, 2),
+            f"fps_best_of_{TIMED_REPEATS}": round(1000 / best_med, 1) if best_med > 0 else None}
+
+
+def _best_of(rec_for: Callable[[], Recognizer], image: np.ndarray, first_ms: float) -> float:
+    """The least thread CPU ms of :data:`TIMED_REPEATS` reads of ``image`` (the first took
+    ``first_ms``), each by a fresh recogniser: the same work, less of the machine's noise."""
+    return min([first_ms] + [_timed_read(rec_for(), image)[1] for _ in range(TIMED_REPEATS - 1)])
 
 
 def _recognizer(tf: GeneratedFrame, templates: object) -> Recognizer:
@@ -222,7 +238,8 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
     layouts = [load_layout(g) for g in GAMES]
     score = Score()
     ms_all: list[float] = []
-    timed: dict[str, tuple[list[float], list[float]]] = {f"{w}x{h}": ([], []) for w, h in TIMED_SIZES}
+    timed: dict[str, tuple[list[float], list[float], list[float]]] = {
+        f"{w}x{h}": ([], [], []) for w, h in TIMED_SIZES}
     plane_failures: list[str] = []
     six_cards: dict[str, list[GeneratedFrame]] = {}
     t_gen = time.perf_counter()
@@ -248,12 +265,13 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
         if len(tf.scene.cards) == 6 and _size(tf) in timed:
             timed[_size(tf)][0].append(ms)
             timed[_size(tf)][1].append(wall)
+            timed[_size(tf)][2].append(_best_of(partial(_recognizer, tf, templates), tf.scene.image, ms))
             six_cards.setdefault(_size(tf), []).append(tf)
         score.add(tf.scene.cards, readings, f"{name}#{i}", conditions=tf.scene.meta.get("conditions"))
     timing: dict[str, dict[str, object]] = {}
     for w, h in TIMED_SIZES:
         key = f"{w}x{h}"
-        size_ms, size_wall = timed[key]
+        size_ms, size_wall, size_best = timed[key]
         source = "scored frames"
         if len(size_ms) < MIN_TIMED_FRAMES:  # the test set has too few frames of this size: time extra ones
             source = "scored frames + extra frames" if size_ms else "extra frames"
@@ -268,7 +286,8 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
                 _, t_ms, t_wall = _timed_read(_recognizer(tf, templates), tf.scene.image)
                 size_ms.append(t_ms)
                 size_wall.append(t_wall)
-        timing[key] = _timing(size_ms, size_wall, source)
+                size_best.append(_best_of(partial(_recognizer, tf, templates), tf.scene.image, t_ms))
+        timing[key] = _timing(size_ms, size_wall, source, size_best)
         progress(f"{name}: still-table streams {key}")
         timing[key]["still_table_stream"] = _stream_timing(six_cards.get(key, []), templates)
     result: dict[str, object] = {"design": design}
