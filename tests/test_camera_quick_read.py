@@ -5,6 +5,7 @@ count, unless one of them clearly reads another card."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -15,6 +16,7 @@ from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
+from firmware_interfaces.camera import recognizer
 from firmware_interfaces.camera.recognizer import SURE_MARGIN, Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
@@ -97,3 +99,51 @@ def test_a_quick_read_on_another_outline_must_pass_a_doubtful_reads_tests(monkey
     assert _sure_on(rec, frame, on) and rec._sure(m, warp_card(frame, on), rec.threshold * model.min_margin)
     # ... and still not taken: the top-left index matches the 5S's better than the 4S's
     assert rec._read(frame, [off, on], quick=True)[0] is None
+
+
+def test_a_card_sure_on_the_finders_outline_is_read_there_without_refining_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    frame = _table("7H", "KS")
+    on = _outline(_LEFT)
+    refined: list[np.ndarray] = []
+
+    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float]) -> np.ndarray:
+        refined.append(corners)
+        return np.asarray(corners, np.float64)
+
+    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    code, _, corners = rec._read(frame, [on], quick=True)
+    assert code == "7H" and not refined
+    assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 1e-3
+    # an outline the read is not sure on is refined before anything else is tried
+    off = _outline(_LEFT, -0.45 * CARD_SIZE[0])
+    rec._read(frame, [off, on], quick=True)
+    assert len(refined) == 1 and np.array_equal(refined[0], off)
+
+
+def test_the_finders_outline_is_trusted_only_when_a_corner_index_confirms_the_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    frame = _table("7H", "KS")
+    on = _outline(_LEFT)
+    m = model.read(warp_card(frame, on))
+    assert m.indexes is not None and recognizer._index_confirms(m)
+    other = replace(m.indexes[0], code="7D")
+    unsure = replace(m.indexes[0], accepted=False)
+    assert not recognizer._index_confirms(replace(m, indexes=None))
+    assert not recognizer._index_confirms(replace(m, indexes=(other, other)))
+    assert not recognizer._index_confirms(replace(m, indexes=(unsure, unsure)))
+    assert recognizer._index_confirms(replace(m, indexes=(other, m.indexes[1])))
+    # unconfirmed, the same sure read waits for the refined outline
+    refined: list[np.ndarray] = []
+    real_refine = recognizer.refine_outline
+
+    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float]) -> np.ndarray:
+        refined.append(corners)
+        return real_refine(frame, corners, card_mm)
+
+    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    assert rec._read(frame, [on], quick=True)[0] == "7H" and len(refined) == 1

@@ -146,9 +146,10 @@ class Recognizer:
         read far past the margin limit, on the refined outline or on another of the finder's
         outlines (:meth:`_sure_elsewhere`), nothing more (None otherwise).
 
-        The deck model reads the card from its refined outline and from the finder's own
-        outlines (other masks cut the card a little differently). A read far past the
-        model's margin limit (:data:`SURE_MARGIN`) on the refined outline stands. Otherwise
+        A read far past the model's margin limit (:data:`SURE_MARGIN`) on the finder's own
+        outline stands. Else the deck model reads the card from that outline refined and from
+        the finder's other outlines (other masks cut the card a little differently). A read
+        as far past the limit on the refined outline stands. Otherwise
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
@@ -174,12 +175,22 @@ class Recognizer:
         templates = self.calibration.templates
         model = templates.model
         limit = self.threshold * model.min_margin
+        found_card = warp_card(frame, outlines[0])
+        m = model.read(found_card)
+        found = (m, outlines[0], found_card)
+        if self._sure(m, found_card, limit) and _index_confirms(m):
+            # sure on the finder's own outline, and a corner index reads the same code: the
+            # refinement could only confirm it
+            return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
         outlines = [refine_outline(frame, outlines[0], self.layout.card_mm)] + outlines
         reads: list[tuple[ModelReading, np.ndarray, np.ndarray]] = []
         for corners in outlines:
             if reads and np.array_equal(corners, reads[0][1]):
                 # the refinement left the outline where it was: the same view, the same read
                 reads.append(reads[0])
+                continue
+            if corners is found[1]:
+                reads.append(found)
                 continue
             card = warp_card(frame, corners)
             m = model.read(card)
@@ -580,6 +591,14 @@ def _beyond_index_doubt(model: DeckModel, m: ModelReading, limit: float) -> bool
     """Whether the read ``m`` is clear and near enough to stand against its corner indexes'
     doubts (see :data:`INDEX_OVERRULED`; a hidden index is no doubt but a hand: it still counts)."""
     return bool(m.accepted and m.margin >= INDEX_OVERRULED * limit and m.distance <= model.near_limit(m.code))
+
+
+def _index_confirms(m: ModelReading) -> bool:
+    """Whether a corner index of the card read as ``m`` reads the same code, past the index
+    model's own limits. Without it, a read far past the margin limit on an outline a few px
+    off was not safe: the indexes, a little off too, read too unclearly to veto a 5S whose
+    middle pip glare hid (read 4S) or a burnt 3S (read 2S) on a held-out design."""
+    return m.indexes is not None and any(r.code == m.code and r.accepted for r in m.indexes)
 
 
 def _index_covered(model: DeckModel, m: ModelReading, card: np.ndarray) -> bool:
