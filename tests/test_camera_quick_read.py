@@ -1,6 +1,7 @@
 """The first pass's quick read (``Recognizer._read(quick=True)``): a card is read there only
-when one of its outlines reads it far past the margin limit; the finder's other outlines
-count, unless one of them clearly reads another card."""
+when one of its outlines reads it far past the margin limit. The finder's own outline counts
+when a corner index confirms the code (it is then not refined); else the refined one; else
+the finder's other outlines, if the read also passes a doubtful read's tests."""
 
 from __future__ import annotations
 
@@ -147,3 +148,25 @@ def test_the_finders_outline_is_trusted_only_when_a_corner_index_confirms_the_re
     monkeypatch.setattr(recognizer, "refine_outline", refine)
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
     assert rec._read(frame, [on], quick=True)[0] == "7H" and len(refined) == 1
+
+
+def test_an_unconfirmed_read_on_an_outline_the_refinement_cannot_move_must_pass_the_doubtful_tests(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the refinement finds no edge (glare eats one), its outline is the finder's own:
+    a sure read there without a corner index's confirmation is not taken on its margin alone."""
+    rec = _recognizer()
+    frame = _table("7H", "KS")
+    on = _outline(_LEFT)
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm: np.asarray(corners, np.float64))
+    monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    asked: list[str] = []
+
+    def refuse(m: object, *args: object, **kwargs: object) -> bool:
+        asked.append(getattr(m, "code", "?"))
+        return False
+
+    monkeypatch.setattr(rec, "_passes", refuse)
+    assert rec._read(frame, [on], quick=True)[0] is None
+    assert asked == ["7H"]
+    monkeypatch.setattr(rec, "_passes", lambda *args, **kwargs: True)
+    assert rec._read(frame, [on], quick=True)[0] == "7H"

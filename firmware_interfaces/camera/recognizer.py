@@ -143,13 +143,16 @@ class Recognizer:
     def _read(self, frame: np.ndarray, outlines: list[np.ndarray], quick: bool = False,
               slot: Slot | None = None) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
-        read far past the margin limit, on the refined outline or on another of the finder's
-        outlines (:meth:`_sure_elsewhere`), nothing more (None otherwise).
+        sure read (below: on the finder's own outline, on the refined one, or on another of
+        the finder's outlines if it passes a doubtful read's tests, :meth:`_sure_elsewhere`),
+        nothing more (None otherwise).
 
-        A read far past the model's margin limit (:data:`SURE_MARGIN`) on the finder's own
-        outline stands. Else the deck model reads the card from that outline refined and from
-        the finder's other outlines (other masks cut the card a little differently). A read
-        as far past the limit on the refined outline stands. Otherwise
+        A read far past the model's margin limit (:data:`SURE_MARGIN`, :meth:`_sure`) on the
+        finder's own outline stands when a corner index reads the same code
+        (:func:`_index_confirms`). Else the deck model reads the card from that outline
+        refined and from the finder's other outlines (other masks cut the card a little
+        differently). A sure read on the refined outline stands (when the refinement found no
+        edge to move the outline to, there is no refined read). Otherwise
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
@@ -182,21 +185,25 @@ class Recognizer:
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
-        outlines = [refine_outline(frame, outlines[0], self.layout.card_mm)] + outlines
-        reads: list[tuple[ModelReading, np.ndarray, np.ndarray]] = []
+        refined = refine_outline(frame, outlines[0], self.layout.card_mm)
+        if np.array_equal(refined, outlines[0]):
+            # the refinement found no edge to move it to (glare eats edges): the finder's own
+            # outline, which its indexes did not confirm, is the best there is
+            reads = [found]
+        else:
+            card = warp_card(frame, refined)
+            m = model.read(card)
+            if self._sure(m, card, limit):
+                return m.code, _confidence(m.margin, model.min_margin), _as_read(refined, m.flipped)
+            reads = [(m, refined, card)]
         for corners in outlines:
-            if reads and np.array_equal(corners, reads[0][1]):
-                # the refinement left the outline where it was: the same view, the same read
-                reads.append(reads[0])
-                continue
             if corners is found[1]:
                 reads.append(found)
-                continue
-            card = warp_card(frame, corners)
-            m = model.read(card)
-            reads.append((m, corners, card))
-            if len(reads) == 1 and self._sure(m, card, limit):
-                return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
+            elif np.array_equal(corners, reads[0][1]):
+                reads.append(reads[0])  # the same view, the same read
+            else:
+                card = warp_card(frame, corners)
+                reads.append((model.read(card), corners, card))
         if quick:
             sure = self._sure_elsewhere(reads, limit)
             if sure is not None:
@@ -259,10 +266,11 @@ class Recognizer:
 
     def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                         limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
-        """Of the finder's own outlines (``reads[1:]``: the refined one, ``reads[0]``, was
-        not sure), the first read that is sure (:meth:`_sure`) and passes a doubtful read's
-        tests (:meth:`_passes`: no outline read another code clearly, a pip neighbour's index
-        favours it, the templates give its rank). Other masks cut a card differently: one took
+        """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]`` was
+        not sure), the first read that is sure (:meth:`_sure`), taken only if it also passes a
+        doubtful read's tests (:meth:`_passes`: no outline read another code clearly, a pip
+        neighbour's index favours it, the templates give its rank; the nudged views' test is
+        not made, there are none); else None. Other masks cut a card differently: one took
         in a printed line beside the card, another stopped at it. Without the second tests a
         held-out design's 5S, its middle pip under glare, was read 4S from such an outline
         (3.8 times past the margin limit, its indexes not clear enough to veto it)."""
