@@ -24,8 +24,9 @@ designs. Timing is on one core: OpenCV and BLAS are limited to one thread and
 the ms are the thread's CPU time of ``Recognizer.recognize`` (so other work on a
 shared machine does not inflate them), on frames with 6 cards, per frame size;
 the wall clock median is reported beside it, and the median of each frame's
-least time over 3 reads (``ms_median_best_of_3``: the same work, less of a
-shared machine's noise; the target is judged on the single reads). Beside each size's figures,
+least time over :data:`TIMED_REPEATS` reads (``ms_median_best_of_3``: the same
+work, less of a shared machine's noise; the target is judged on the single
+reads). Beside each size's figures,
 ``still_table_stream``: the CPU ms per frame of 30-frame streams of a still
 6-card table (fresh sensor noise and JPEG each frame), where the recogniser
 reuses its last full read while nothing moved (``firmware_interfaces.camera.change``);
@@ -145,12 +146,12 @@ def _timing(ms: list[float], wall: list[float], source: str, best: list[float]) 
     if not ms:
         return {"frames_timed": 0}
     med = float(np.median(ms))
-    best_med = float(np.median(best)) if best else 0.0
+    best_med = float(np.median(best)) if best else None
     return {"frames_timed": len(ms), "timed_on": source, "ms_median": round(med, 2),
             "ms_p95": round(float(np.percentile(ms, 95)), 2), "wall_ms_median": round(float(np.median(wall)), 2),
             "fps": round(1000 / med, 1) if med > 0 else None,
-            f"ms_median_best_of_{TIMED_REPEATS}": round(best_med, 2),
-            f"fps_best_of_{TIMED_REPEATS}": round(1000 / best_med, 1) if best_med > 0 else None}
+            f"ms_median_best_of_{TIMED_REPEATS}": round(best_med, 2) if best_med is not None else None,
+            f"fps_best_of_{TIMED_REPEATS}": round(1000 / best_med, 1) if best_med else None}
 
 
 def _best_of(rec_for: Callable[[], Recognizer], image: np.ndarray, first_ms: float) -> float:
