@@ -20,6 +20,12 @@ fi
 if [ ! -f "$ART_ROOT/node_modules/svg-cards/png/2x/heart_queen.png" ]; then
     echo "install-card-art: npm install svg-cards into $ART_ROOT"
     mkdir -p "$ART_ROOT"
-    npm install --prefix "$ART_ROOT" --no-audit --no-fund --silent svg-cards@4 >/dev/null
+    # The registry can fail once on a fresh machine (seen: an npm exit with no message); try 3 times.
+    for attempt in 1 2 3; do
+        npm install --prefix "$ART_ROOT" --no-audit --no-fund --silent svg-cards@4 >/dev/null && break
+        [ "$attempt" = 3 ] && { echo "install-card-art: npm install svg-cards failed 3 times" >&2; exit 1; }
+        echo "install-card-art: npm install failed (try $attempt of 3); again in 5 s" >&2
+        sleep 5
+    done
 fi
 echo "install-card-art: ok (KDE decks in /usr/share/carddecks, svg-cards in $ART_ROOT)"

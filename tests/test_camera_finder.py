@@ -69,7 +69,11 @@ def test_a_card_lying_over_its_printed_slot_line_is_found_whole_and_read() -> No
     # measured and undone); the line a card covers changed colour from the empty table's, so
     # it is given back to the card and its edge past the line is kept
     assert score.missed == 0 and score.read_rate >= 0.98, score.errors
-    assert float(np.percentile(errors, 90)) < 4.5, "outlines are not on the cards' own edges (measured: 3.2 px)"
+    # 90th percentile of the corners' error: 3.8 px when every outline was refined, 4.65 px
+    # since a card read for sure on the finder's own outline keeps that outline (a refinement
+    # costs 0.55 ms a card; see docs/camera.md, session 37); an outline clipped at the line is
+    # 15 px off (the test below)
+    assert float(np.percentile(errors, 90)) < 5.5, "outlines are not on the cards' own edges (measured: 4.65 px)"
 
 
 def test_without_the_empty_table_a_card_over_its_line_is_still_never_read_wrong() -> None:
