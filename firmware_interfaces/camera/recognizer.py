@@ -399,6 +399,8 @@ class Recognizer:
                 continue  # aligned onto a card in another slot
             card = warp_card(frame, aligned)
             ma = model.read(card)
+            if not self._plausible(ma, limit, clear_elsewhere):
+                continue  # fails the cheap tests of _passes: no need to read the views around it
             # the second look's views lay around an outline that may have been off; around the
             # aligned one, its own views say whether the card lies near another code
             near_aligned = {ma.code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(aligned))
@@ -407,6 +409,16 @@ class Recognizer:
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
         return None
 
+    def _plausible(self, m: ModelReading, limit: float, clear_elsewhere: set[str]) -> bool:
+        """The first and cheapest of :meth:`_passes`'s tests, which need no more reads: clear
+        enough (twice the limit against a suit twin or a pip neighbour), near enough its card,
+        no outline clearly reading another code."""
+        model = self.calibration.templates.model
+        twin = suit_twins(m.code, m.runner_up) or pip_neighbours(m.code, m.runner_up)
+        need = limit * (TWIN_MARGIN if twin else 1.0)
+        return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
+                    and clear_elsewhere <= {m.code})
+
     def _passes(self, m: ModelReading, card: np.ndarray, limit: float, clear_elsewhere: set[str],
                 near_elsewhere: set[str], veto_margin: float = INDEX_VETO_MARGIN) -> bool:
         """The tests a doubtful card's read must pass (see :meth:`_read`); ``veto_margin``: how
@@ -414,10 +426,8 @@ class Recognizer:
         templates = self.calibration.templates
         model = templates.model
         neighbours = pip_neighbours(m.code, m.runner_up)
-        need = limit * (TWIN_MARGIN if suit_twins(m.code, m.runner_up) or neighbours else 1.0)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
-        return bool(m.accepted and m.margin >= need and m.distance <= model.near_limit(m.code)
-                    and clear_elsewhere <= {m.code} and near_elsewhere <= {m.code}
+        return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
                     and not _index_covered(model, m, card)
                     and _same_rank(templates.read(card).code, m.code)
