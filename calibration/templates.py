@@ -229,6 +229,29 @@ class CardTemplates:
             leads.append((max(mine, theirs), float(mine - theirs)))
         return max(leads)[1]
 
+    def _stage_one(self, card: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Stage 1 of :meth:`read`: the corners' shifted patches and their NCC with every
+        template, the whole face's features both ways up, and each code's score upright and
+        turned."""
+        a, b = corner_windows(card)
+        pa, pb = _shifted_patches(a), _shifted_patches(b)
+        sa_all, sb_all = pa @ self._t, pb @ self._t  # (shifts, 104)
+        sa, sb = sa_all.max(axis=0), sb_all.max(axis=0)
+        w_up, w_turned = whole_features(card)
+        su, sf = w_up @ self._w, w_turned @ self._w  # (52,)
+        n = len(self.codes)
+        upright = 0.25 * (sa[:n] + sb[n:]) + 0.5 * su
+        flipped = 0.25 * (sa[n:] + sb[:n]) + 0.5 * sf
+        return pa, pb, sa_all, sb_all, w_up, w_turned, upright, flipped
+
+    def likeliest(self, card: np.ndarray, k: int) -> list[tuple[str, bool]]:
+        """The ``k`` codes whose templates match ``card`` best (stage 1 of :meth:`read`: the
+        corner indexes searched over shifts, so an outline a few pixels off still ranks its
+        card high), each with whether it lies turned 180°."""
+        *_, upright, flipped = self._stage_one(card)
+        scores = np.maximum(upright, flipped)
+        return [(self.codes[int(i)], bool(flipped[i] > upright[i])) for i in np.argsort(scores)[::-1][:k]]
+
     def read(self, card: np.ndarray) -> Reading:
         """Read a canonical card picture (see :func:`warp_card`).
 
@@ -240,15 +263,8 @@ class CardTemplates:
         not by the white paper they share: ``Reading.margin`` is the worst of
         these pairwise margins, 1 for a clean read, 0 for a coin toss.
         """
-        a, b = corner_windows(card)
-        pa, pb = _shifted_patches(a), _shifted_patches(b)
-        sa_all, sb_all = pa @ self._t, pb @ self._t  # (shifts, 104)
-        sa, sb = sa_all.max(axis=0), sb_all.max(axis=0)
-        w_up, w_turned = whole_features(card)
-        su, sf = w_up @ self._w, w_turned @ self._w  # (52,)
+        pa, pb, sa_all, sb_all, w_up, w_turned, upright, flipped = self._stage_one(card)
         n = len(self.codes)
-        upright = 0.25 * (sa[:n] + sb[n:]) + 0.5 * su
-        flipped = 0.25 * (sa[n:] + sb[:n]) + 0.5 * sf
         scores = np.maximum(upright, flipped)
         order = np.argsort(scores)[::-1]
         best = int(order[0])

@@ -18,6 +18,7 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
 from firmware_interfaces.camera import recognizer
+from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import SURE_MARGIN, Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
@@ -177,3 +178,41 @@ def test_an_outline_the_refinement_cannot_move_is_read_once_and_judged_as_a_refi
     views.clear()
     assert rec._read(frame, [on], quick=True)[0] is None
     assert len(views) == 1
+
+
+def _kc_over_white_lines() -> tuple[Recognizer, np.ndarray, tuple[float, float]]:
+    """A KC turned about 12° across its slot's white lines, a stop over-exposed (the
+    benchmark's randomised scenes, seed 11, frame 17): the finder finds only the slot's fit,
+    8-24 px off, and the deck model reads every such view as another card (TD, 6S, TC)."""
+    layouts = [load_layout(g) for g in ("baccarat", "three-pictures", "three-face", "teen-patti-2020")]
+    tf = generate_test_set(deck_or_skip(DECK), layouts, 1, seed=11, randomise=DomainRandomisation(), first=17)[0]
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    printed, empty = learn_empty_table(plane, tf.layout, tf.empty)
+    rec = Recognizer(Calibration(plane, templates_for(DECK), printed=printed, empty_table=empty), tf.layout)
+    kc = next(t for t in tf.scene.cards if t.code == "KC")
+    return rec, tf.scene.image, kc.centre_mm
+
+
+def test_a_card_the_model_cannot_place_is_aligned_to_the_faces_the_templates_rank_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec, frame, centre = _kc_over_white_lines()
+    near = [r for r in rec.recognize(frame) if np.hypot(r.centre_mm[0] - centre[0], r.centre_mm[1] - centre[1]) < 15]
+    assert [r.code for r in near] == ["KC"]
+    monkeypatch.setattr(recognizer, "TEMPLATE_FACES", 0)
+    rec.change = None
+    near = [r for r in rec.recognize(frame) if np.hypot(r.centre_mm[0] - centre[0], r.centre_mm[1] - centre[1]) < 15]
+    assert all(r.code is None for r in near), "without the templates' faces the card is not read"
+
+
+def test_the_templates_starts_skip_the_faces_already_tried_from_the_slot() -> None:
+    rec, frame, centre = _kc_over_white_lines()
+    slot = rec.layout.slot_at(*centre)
+    assert slot is not None
+    starts = rec._template_starts(frame, slot, [])
+    codes = [code for _, code in starts]
+    assert len(codes) == recognizer.TEMPLATE_FACES and "KC" in codes
+    in_slot = rec.finder.slot_outline(slot, 0.0)
+    for corners, _ in starts:
+        assert np.allclose(np.sort(corners, axis=0), np.sort(in_slot, axis=0))
+    tried = [(starts[0][0], codes[0])]
+    assert [code for _, code in rec._template_starts(frame, slot, tried)] == codes[1:]

@@ -173,7 +173,8 @@ class Recognizer:
         same slot) is read under the same tests, except that the views that must not lie near
         another card are those around the aligned outline (the second look's lay around an
         outline that may have been off: a motion-blurred 9C's lay near 9S too, its aligned
-        ones near 9C alone).
+        ones near 9C alone). Last of the alignments, the layout's card in ``slot`` is aligned
+        to the faces the templates rank likeliest there (:meth:`_template_starts`).
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -255,9 +256,28 @@ class Recognizer:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
                                           clear_elsewhere, WIDE_SEARCH_VETO_MARGIN)
+        if read is None and slot is not None:
+            read = self._aligned_read(frame, self._template_starts(frame, slot, starts), as_read, slot, limit,
+                                      clear_elsewhere)
         if read is None:
             read = self._index_read(frame, reads, as_read, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
+
+    def _template_starts(self, frame: np.ndarray, slot: Slot,
+                         tried: list[tuple[np.ndarray, str]]) -> list[tuple[np.ndarray, str]]:
+        """Last starts for the alignment: the layout's card in ``slot`` with the faces the
+        templates rank likeliest there (:data:`TEMPLATE_FACES`, ``Templates.likeliest``), those
+        not ``tried`` from that outline. The deck model reads a view several millimetres off
+        as almost anything (a KC over its slot's white lines, 8-17 px off, read TD, 6S, TC:
+        nothing to align to), while the templates search the corner indexes over shifts and
+        rank the card among their first three; an alignment to a face of its likeness (KS for
+        KC) still lands on the card, whose aligned read then passes every test or not."""
+        in_slot = self.finder.slot_outline(slot, 0.0)
+        done = {code for corners, code in tried if np.array_equal(corners, _as_read(in_slot, False))
+                or np.array_equal(corners, _as_read(in_slot, True))}
+        card = warp_card(frame, in_slot)
+        return [(_as_read(in_slot, turned), code)
+                for code, turned in self.calibration.templates.likeliest(card, TEMPLATE_FACES) if code not in done]
 
     def _sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
         """Whether the read ``m`` of ``card`` stands without a second look: far past the
@@ -637,6 +657,8 @@ def _corner_share(burnt: np.ndarray) -> float:
 
 #: A doubtful card's alignment also starts from the layout's card in its slot, turned so.
 SLOT_TURNS = (0.0, -8.0, 8.0)
+#: Last, it starts there with this many of the faces the templates rank likeliest.
+TEMPLATE_FACES = 3
 
 #: Second look at a doubtful card: shifts (share of the card's width / height) and scales.
 NUDGE_SHIFTS = (-0.035, 0.0, 0.035)
