@@ -173,8 +173,11 @@ class Recognizer:
         same slot) is read under the same tests, except that the views that must not lie near
         another card are those around the aligned outline (the second look's lay around an
         outline that may have been off: a motion-blurred 9C's lay near 9S too, its aligned
-        ones near 9C alone). Last of the alignments, the layout's card in ``slot`` is aligned
-        to the faces the templates rank likeliest there (:meth:`_template_starts`).
+        ones near 9C alone). Still doubtful, the print is looked for on a wider grid around
+        the outline (:func:`_spread`) and the view nearest to a card aligned to that card's
+        face; last of the alignments, the layout's card in ``slot`` is aligned to the faces
+        the templates rank likeliest there (:meth:`_template_starts`). A card glare has burnt
+        out in part is then read from one corner index alone (:meth:`_index_read`).
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -182,7 +185,8 @@ class Recognizer:
         found_card = warp_card(frame, outlines[0])
         m = model.read(found_card)
         found = (m, outlines[0], found_card)
-        if self._sure(m, found_card, limit) and _index_confirms(m):
+        sure_found = self._sure(m, found_card, limit)
+        if sure_found and _index_confirms(m):
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
@@ -192,7 +196,7 @@ class Recognizer:
             # outline is the refined one, and a sure read there stands as on any refined outline
             # (asking it a doubtful read's tests as well cost held-out 720p frames up to 15 ms
             # and one read, and kept no wrong read out: docs/camera.md, session 38)
-            if self._sure(m, found_card, limit):
+            if sure_found:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
             reads = [found]
         else:
@@ -266,18 +270,21 @@ class Recognizer:
     def _template_starts(self, frame: np.ndarray, slot: Slot,
                          tried: list[tuple[np.ndarray, str]]) -> list[tuple[np.ndarray, str]]:
         """Last starts for the alignment: the layout's card in ``slot`` with the faces the
-        templates rank likeliest there (:data:`TEMPLATE_FACES`, ``Templates.likeliest``), those
-        not ``tried`` from that outline. The deck model reads a view several millimetres off
-        as almost anything (a KC over its slot's white lines, 8-17 px off, read TD, 6S, TC:
-        nothing to align to), while the templates search the corner indexes over shifts and
-        rank the card among their first three; an alignment to a face of its likeness (KS for
-        KC) still lands on the card, whose aligned read then passes every test or not."""
+        templates rank likeliest there (:data:`TEMPLATE_FACES`,
+        :meth:`calibration.templates.CardTemplates.likeliest`), each the way up they rank it,
+        but for a face already ``tried`` from that outline the same way up. The deck model
+        reads a view several millimetres off as almost anything (a KC over its slot's white
+        lines, 8-24 px off, read TD, 6S, TC: nothing to align to), while the templates search
+        the corner indexes over shifts and often rank the card among their first three (2nd
+        to 6th over the views measured); an alignment to a face of its likeness (KS for KC)
+        still lands on the card, whose aligned read then passes every test or not."""
         in_slot = self.finder.slot_outline(slot, 0.0)
-        done = {code for corners, code in tried if np.array_equal(corners, _as_read(in_slot, False))
-                or np.array_equal(corners, _as_read(in_slot, True))}
+        ways = {turned: _as_read(in_slot, turned) for turned in (False, True)}
+        done = {(code, turned) for corners, code in tried for turned in (False, True)
+                if np.array_equal(corners, ways[turned])}
         card = warp_card(frame, in_slot)
-        return [(_as_read(in_slot, turned), code)
-                for code, turned in self.calibration.templates.likeliest(card, TEMPLATE_FACES) if code not in done]
+        return [(ways[turned], code) for code, turned in self.calibration.templates.likeliest(card, TEMPLATE_FACES)
+                if (code, turned) not in done]
 
     def _sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
         """Whether the read ``m`` of ``card`` stands without a second look: far past the
