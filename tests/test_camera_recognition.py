@@ -128,3 +128,50 @@ def testsuit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
 
     assert suit_twins("7C", "7S") and suit_twins("7S", "7C") and suit_twins("QH", "QD")
     assert not suit_twins("7C", "7H") and not suit_twins("7C", "8C") and not suit_twins("7C", "7C")
+
+
+def test_card_shaped_hostile_patches_reach_every_look_and_are_never_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Noise, flat grey, stripes, half a face, a mirrored face and a face with its indexes
+    blacked out, on card outlines in six slots: each goes through every look down to the
+    templates' faces (``_template_starts``), none raises and none gets a code."""
+    from firmware_interfaces.camera import recognizer
+
+    reached: list[int] = []
+    real = recognizer.Recognizer._template_starts
+
+    def counted(self: Recognizer, *args: object) -> object:
+        reached.append(1)
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recognizer.Recognizer, "_template_starts", counted)
+    layout, rec, shoot = _table("svg-cards")
+    faces = deck_or_skip("kde-standard").faces()
+    rng = np.random.default_rng(5)
+    slots = [s.name for s in layout.slots][:6]
+    h, w = 360, 266
+    named = []
+    for i in range(6):
+        scene = shoot([PlacedCard(s, "5S", layout.slot(s).centre, float(rng.uniform(-12, 12))) for s in slots])
+        image = scene.image.copy()
+        for t in scene.cards:
+            face = cv2.resize(faces[str(rng.choice(list(faces)))], (w, h))
+            if i == 0:
+                patch = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+            elif i == 1:
+                patch = np.full((h, w, 3), int(rng.integers(0, 256)), np.uint8)
+            elif i == 2:
+                patch = np.zeros((h, w, 3), np.uint8)
+                patch[:, :: int(rng.integers(2, 20))] = 255
+            elif i == 3:
+                patch = face.copy()
+                patch[h // 2 :] = 240
+            elif i == 4:
+                patch = face[:, ::-1].copy()
+            else:
+                patch = face.copy()
+                patch[:70, :50] = 0
+                patch[-70:, -50:] = 0
+            draw_card(image, patch, np.array(t.corners))
+        named += [(i, r.code) for r in rec.recognize(image) if r.code is not None]
+    assert named == []
+    assert len(reached) >= 12, "the patches did not reach the last alignment"
