@@ -11,6 +11,13 @@ printed on the felt beside it can pull it. ECC's correlation is normalised, so
 exposure and colour casts do not matter; both pictures are smoothed alike, so
 camera blur matters less. The aligned outline is then read again and must pass
 every test any other read passes: aligning to a face never names the card.
+
+Glare that burns part of a card to white hides its print there, and an affine
+match over the whole card then fails. Such a card is matched again on the print
+that still shows (``cv2.findTransformECCWithMask``, the burnt pixels left out),
+turned and shifted but not scaled: with half a card left out, an affine warp
+squeezes the print into the half that shows (measured: scales of 0.44 to 0.73
+on a glare-burnt 2D of a held-out design).
 """
 
 from __future__ import annotations
@@ -29,6 +36,11 @@ ALIGN_RIM = 4
 #: tuned-on decks' hard scenes (1,008 cards).
 _CRITERIA_COARSE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 1e-4)
 _CRITERIA_FINE = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 5, 1e-3)
+#: Sigma (canonical px) of the blur taken off both pictures to match a glare-lit card's fine
+#: print: 4 and 8 both placed a held-out design's AC and 5C under a glare's fall-off that the
+#: plain match could not (correlations 0.13-0.30). Over every card it cost alignments (of 18
+#: cards a few mm off, 12 read instead of 16), so it is only the fallback under glare.
+ALIGN_HIGH_PASS = 4.0
 #: Least correlation of the aligned card with the face for the alignment to count.
 MIN_CORRELATION = 0.5
 #: How far the warp may scale and stretch the outline it started from. The start may be of
@@ -41,6 +53,19 @@ MIN_CORRELATION = 0.5
 #: soak).
 SCALE_RANGE = (0.80, 1.25)
 MAX_STRETCH = 1.30
+#: Grey level from which a pixel of the frame counts as burnt out by glare (its print lost).
+BURNT_GREY = 245
+#: Share of the card (within its rim) that must be burnt out before the burnt part is left out
+#: of a match that failed over the whole card.
+BURNT_SHARE = 0.03
+#: Canonical pixels around the burnt part also left out: its edge is white-washed too.
+BURNT_GROW = 2
+#: The burnt part is left out only while this share of the card still shows: less, and what is
+#: left (in a bright frame, the paper clips too and only the ink shows) no longer places it.
+MIN_SHOWING = 0.15
+#: Least correlation of a match on what still shows: at 0.5, an AS half burnt out was placed
+#: 23 px off its print; every placing at 0.6 or more measured lay within 1.5 px.
+MIN_MASKED_CORRELATION = 0.6
 
 
 def _padded_corners() -> np.ndarray:
@@ -64,37 +89,97 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
     its print up with ``face`` (the canonical face picture, upright), or None when ECC does
     not converge or the aligned card correlates with the face less than
     :data:`MIN_CORRELATION`."""
+    to_patch, patch = _patch(frame, corners)
+    template, mask = _template(face)
+    aligned = _match(template, patch.astype(np.float32), mask, None, cv2.MOTION_AFFINE)
+    return None if aligned is None else _outline(aligned, to_patch)
+
+
+def align_under_glare(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool] | None:
+    """For a card :func:`align_to_face` could not align and glare has burnt out in part (at
+    least :data:`BURNT_SHARE` of it at :data:`BURNT_GREY`; None otherwise): its outline, and
+    whether it was placed on the print that still shows alone. First the print's fine detail
+    is matched (both pictures high-passed, :data:`ALIGN_HIGH_PASS`: glare's light falls off
+    smoothly over the card and drowns a match of the whole picture); failing that, the print
+    that still shows (:data:`MIN_SHOWING` of the card at least), turned and shifted only
+    (see the module's notes), to :data:`MIN_MASKED_CORRELATION`. None when neither aligns."""
+    to_patch, patch = _patch(frame, corners)
+    template, mask = _template(face)
+    burnt = cv2.bitwise_and(cv2.threshold(patch, BURNT_GREY - 1, 255, cv2.THRESH_BINARY)[1], mask)
+    card = cv2.countNonZero(mask)
+    if cv2.countNonZero(burnt) < BURNT_SHARE * card:
+        return None
+    gray = patch.astype(np.float32)
+    aligned = _match(_high_pass(template), _high_pass(gray), mask, None, cv2.MOTION_AFFINE)
+    if aligned is not None:
+        return _outline(aligned, to_patch), False
+    grow = 2 * BURNT_GROW + 1
+    showing = cv2.bitwise_not(cv2.dilate(burnt, np.ones((grow, grow), np.uint8)))
+    if cv2.countNonZero(cv2.bitwise_and(showing, mask)) < MIN_SHOWING * card:
+        return None
+    aligned = _match(template, gray, mask, showing, cv2.MOTION_EUCLIDEAN, MIN_MASKED_CORRELATION)
+    return None if aligned is None else (_outline(aligned, to_patch), True)
+
+
+def _patch(frame: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The transform from the image to the padded canonical card of outline ``corners``, and
+    the grey picture (uint8) there."""
     w, h, m = CARD_SIZE[0], CARD_SIZE[1], ALIGN_MARGIN
-    size = (w + 2 * m, h + 2 * m)
     to_patch = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), _padded_corners())
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    patch = cv2.warpPerspective(gray, to_patch, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    patch = patch.astype(np.float32)
-    template, mask = _template(face)
-    warp = np.eye(2, 3, dtype=np.float32)
+    patch = cv2.warpPerspective(gray, to_patch, (w + 2 * m, h + 2 * m), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return to_patch, patch
+
+
+def _outline(aligned: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
+    """The image outline of the card the warp ``aligned`` (2 x 3, padded canonical) places."""
+    moved = _padded_corners().astype(np.float64) @ aligned[:, :2].T + aligned[:, 2]
+    back = np.linalg.inv(to_patch)
+    return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), back).reshape(-1, 2)
+
+
+def _high_pass(a: np.ndarray) -> np.ndarray:
+    out: np.ndarray = a - cv2.GaussianBlur(a, (0, 0), ALIGN_HIGH_PASS)
+    return out
+
+
+def _match(template: np.ndarray, patch: np.ndarray, mask: np.ndarray, showing: np.ndarray | None,
+           motion: int, min_correlation: float = MIN_CORRELATION) -> np.ndarray | None:
+    """The warp (2 x 3) that lines ``patch`` up with ``template`` (over ``mask``, and where
+    given only over the pixels of the patch that ``showing`` marks), or None."""
+    size = (patch.shape[1], patch.shape[0])
     half = (size[0] // 2, size[1] // 2)
+
+    def ecc(t: np.ndarray, p: np.ndarray, t_mask: np.ndarray, p_mask: np.ndarray | None, warp: np.ndarray,
+            criteria: tuple[int, int, float]) -> tuple[float, np.ndarray]:
+        if p_mask is None:
+            return cv2.findTransformECC(t, p, warp, motion, criteria, t_mask, 5)
+        return cv2.findTransformECCWithMask(t, p, t_mask, p_mask, warp, motion, criteria, 5)
+
+    warp = np.eye(2, 3, dtype=np.float32)
     try:
         # coarse: both halved (the shift found scaled back after); it may fail where the fine
         # pass alone does not, so its failure only means starting the fine pass from nothing
         coarse = warp.copy()
-        cv2.findTransformECC(cv2.resize(template, half, interpolation=cv2.INTER_AREA),
-                             cv2.resize(patch, half, interpolation=cv2.INTER_AREA), coarse, cv2.MOTION_AFFINE,
-                             _CRITERIA_COARSE, cv2.resize(mask, half, interpolation=cv2.INTER_NEAREST), 5)
+        _, coarse = ecc(cv2.resize(template, half, interpolation=cv2.INTER_AREA),
+                        cv2.resize(patch, half, interpolation=cv2.INTER_AREA),
+                        cv2.resize(mask, half, interpolation=cv2.INTER_NEAREST),
+                        None if showing is None else cv2.resize(showing, half, interpolation=cv2.INTER_NEAREST),
+                        coarse, _CRITERIA_COARSE)
         coarse[:, 2] *= 2.0
         if np.isfinite(coarse).all():
             warp = coarse
     except cv2.error:
         pass
     try:
-        cc, fine = cv2.findTransformECC(template, patch, warp, cv2.MOTION_AFFINE, _CRITERIA_FINE, mask, 5)
+        cc, fine = ecc(template, patch, mask, showing, warp, _CRITERIA_FINE)
     except cv2.error:
         return None
     a = np.asarray(fine, np.float64)
-    if not np.isfinite(a).all() or cc < MIN_CORRELATION:
+    if not np.isfinite(a).all() or cc < min_correlation:
         return None
     low, high = sorted(np.linalg.svd(a[:, :2], compute_uv=False))
     if not (SCALE_RANGE[0] <= low and high <= SCALE_RANGE[1] and high <= MAX_STRETCH * low):
         return None
-    moved = _padded_corners().astype(np.float64) @ a[:, :2].T + a[:, 2]
-    back = np.linalg.inv(to_patch)
-    return cv2.perspectiveTransform(moved.reshape(-1, 1, 2), back).reshape(-1, 2)
+    return a

@@ -30,7 +30,7 @@ from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN
 from calibration.layout import Layout, Slot
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
-from firmware_interfaces.camera.alignment import align_to_face
+from firmware_interfaces.camera.alignment import align_to_face, align_under_glare
 from firmware_interfaces.camera.change import ChangeDetector
 from firmware_interfaces.camera.finder import (
     CALIBRATION_PX_PER_MM,
@@ -249,7 +249,8 @@ class Recognizer:
         for fit in fitted:  # last: a fit is coarse, and the looks above failed around it
             mf = model.read(warp_card(frame, fit))
             starts.append((_as_read(fit, mf.flipped), mf.code))
-        read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere)
+        aligned: list[tuple[ModelReading, np.ndarray, np.ndarray]] = []
+        read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere, tried=aligned)
         if read is None:
             # last, for a card whose every start read another face (an outline a card's size but
             # 5-7 mm off: the slot's own fit under glare): its print looked for on a wider grid
@@ -259,12 +260,13 @@ class Recognizer:
             if views:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
-                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN)
+                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN, aligned)
         if read is None and slot is not None:
             read = self._aligned_read(frame, self._template_starts(frame, slot, starts), as_read, slot, limit,
-                                      clear_elsewhere)
+                                      clear_elsewhere, tried=aligned)
         if read is None:
-            read = self._index_read(frame, reads, as_read, clear_elsewhere)
+            # the aligned outlines first: they lie on the card's own print
+            read = self._index_read(frame, aligned + reads, as_read, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
 
     def _template_starts(self, frame: np.ndarray, slot: Slot,
@@ -413,19 +415,37 @@ class Recognizer:
 
     def _aligned_read(self, frame: np.ndarray, starts: list[tuple[np.ndarray, str]], as_read: np.ndarray,
                       slot: Slot | None, limit: float, clear_elsewhere: set[str],
-                      veto_margin: float = INDEX_VETO_MARGIN) -> tuple[str, float, np.ndarray] | None:
+                      veto_margin: float = INDEX_VETO_MARGIN,
+                      tried: list[tuple[ModelReading, np.ndarray, np.ndarray]] | None = None,
+                      ) -> tuple[str, float, np.ndarray] | None:
         """The first of ``starts`` (outline, the face to align it to) whose outline, aligned to
         that face, is a card's shape in ``slot`` (``as_read``, the card's own outline, may lie
-        anywhere) and reads past :meth:`_passes` (with ``veto_margin``); None when none does."""
+        anywhere) and reads past :meth:`_passes` (with ``veto_margin``); None when none does.
+        Every such aligned outline is added to ``tried`` (read, outline, card), for the
+        index read of a card glare has burnt out (:meth:`_index_read`); with ``tried``, a start
+        that does not align is aligned again under glare (:func:`align_under_glare`), and an
+        outline placed on the print glare left alone serves that index read alone."""
         model = self.calibration.templates.model
         for start, code in starts:
-            aligned = align_to_face(frame, start, self.calibration.templates.faces[code])
+            face = self.calibration.templates.faces[code]
+            aligned = align_to_face(frame, start, face)
+            burnt = False
+            if aligned is None and tried is not None:
+                under_glare = align_under_glare(frame, start, face)
+                if under_glare is not None:
+                    aligned, burnt = under_glare
             if aligned is None or not self.finder.card_shaped(aligned):
                 continue
             if start is not as_read and self.layout.slot_at(*self.finder.to_table(aligned.mean(axis=0))) != slot:
                 continue  # aligned onto a card in another slot
             card = warp_card(frame, aligned)
             ma = model.read(card)
+            if tried is not None:
+                tried.append((ma, aligned, card))
+            if burnt:
+                # placed on the print glare left: a face that lost pips to it reads as another
+                # card (a 5S as 4S, 8 times past the margin limit): only a corner index reads it
+                continue
             if not self._plausible(ma, limit, clear_elsewhere):
                 continue  # fails the cheap tests of _passes: no need to read the views around it
             # the second look's views lay around an outline that may have been off; around the
