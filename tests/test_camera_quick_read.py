@@ -18,7 +18,7 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
 from firmware_interfaces.camera import recognizer
-from firmware_interfaces.camera.finder import learn_empty_table
+from firmware_interfaces.camera.finder import FoundCard, learn_empty_table
 from firmware_interfaces.camera.recognizer import SURE_MARGIN, Recognizer
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
@@ -222,3 +222,35 @@ def test_the_templates_starts_skip_the_faces_already_tried_from_the_slot() -> No
     other_way = np.roll(starts[1][0], 2, axis=0)
     turned = rec.finder.slot_outline(slot, 8.0)
     assert [code for _, code in rec._template_starts(frame, slot, [(other_way, codes[1]), (turned, codes[2])])] == codes
+
+
+def test_a_rectangle_fitted_where_glare_clipped_everything_to_white_is_not_read_at_all(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slot's fit over a pool of glare clipped to white (its printed lines step up like a
+    card's border) holds nothing printed: it is not read (it is reported only if read, and a
+    full read cost 40-120 ms there). A card under the same glare, its print showing, is."""
+    rec = _recognizer()
+    frame = _table("AD", "KS")
+    w, h = CARD_SIZE
+    glare = frame.copy()
+    glare[_RIGHT[1] : _RIGHT[1] + h, _RIGHT[0] : _RIGHT[0] + w] = 255  # the KS's place: all white
+    glare = cv2.GaussianBlur(glare, (0, 0), 0.7)
+    cv2.circle(glare, (_LEFT[0] + w // 2, _LEFT[1] + h // 3), h // 3, (255, 255, 255), -1)  # the AD's top
+    assert recognizer._nothing_printed(warp_card(glare, _outline(_RIGHT)))
+    assert not recognizer._nothing_printed(warp_card(glare, _outline(_LEFT)))
+    noisy_felt = np.clip(np.random.default_rng(1).normal(70, 4, frame.shape), 0, 255).astype(np.uint8)
+    assert not recognizer._nothing_printed(warp_card(noisy_felt, _outline(_RIGHT)))  # unclipped: judged by reading
+
+    reads: list[int] = []
+    real_read = Recognizer._read
+
+    def counted(self: Recognizer, *args: object, **kwargs: object) -> object:
+        reads.append(1)
+        return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Recognizer, "_read", counted)
+    monkeypatch.setattr(rec.finder, "felt_showing", lambda frame, corners: 0.0)
+    look = rec._look(glare, rec.finder, FoundCard([_outline(_RIGHT)], True), (0.0, 0.0))
+    assert look.reading is None and not look.doubtful and reads == []
+    rec._look(glare, rec.finder, FoundCard([_outline(_LEFT)], True), (0.0, 0.0))
+    assert reads == [1]
