@@ -239,7 +239,7 @@ def test_a_rectangle_fitted_where_glare_clipped_everything_to_white_is_not_read_
     assert recognizer._nothing_printed(warp_card(glare, _outline(_RIGHT)))
     assert not recognizer._nothing_printed(warp_card(glare, _outline(_LEFT)))
     noisy_felt = np.clip(np.random.default_rng(1).normal(70, 4, frame.shape), 0, 255).astype(np.uint8)
-    assert not recognizer._nothing_printed(warp_card(noisy_felt, _outline(_RIGHT)))  # unclipped: judged by reading
+    assert not recognizer._nothing_printed(warp_card(noisy_felt, _outline(_RIGHT)))  # dim: judged by reading
 
     reads: list[int] = []
     real_read = Recognizer._read
@@ -254,3 +254,29 @@ def test_a_rectangle_fitted_where_glare_clipped_everything_to_white_is_not_read_
     assert look.reading is None and not look.doubtful and reads == []
     rec._look(glare, rec.finder, FoundCard([_outline(_LEFT)], True), (0.0, 0.0))
     assert reads == [1]
+
+
+def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A face that lost pips to glare reads as another card (a 5S as 4S) on its print alone:
+    an outline ``align_under_glare`` placed on what still shows is kept for the index read,
+    never read whole; one it placed on the print's fine detail is read under every test."""
+    rec = _recognizer()
+    frame = _table("5S", "KS")
+    outline = _outline(_LEFT)
+    model = rec.calibration.templates.model
+    limit = rec.threshold * model.min_margin
+    monkeypatch.setattr(rec.finder, "card_shaped", lambda corners: True)
+    monkeypatch.setattr(recognizer, "align_to_face", lambda frame, corners, face: None)
+    for on_what_shows, expected in ((True, None), (False, "5S")):
+        monkeypatch.setattr(recognizer, "align_under_glare", lambda f, c, face, _o=on_what_shows: (outline, _o))
+        tried: list[tuple[object, np.ndarray, np.ndarray]] = []
+        got = rec._aligned_read(frame, [(outline, "5S")], outline, None, limit, set(), tried=tried,  # type: ignore[arg-type]
+                                under_glare=True)
+        assert len(tried) == 1 and np.array_equal(tried[0][1], outline)
+        assert (None if got is None else got[0]) == expected, on_what_shows
+    # no glare on the card: the glare alignment is not tried at all
+    called: list[int] = []
+    monkeypatch.setattr(recognizer, "align_under_glare", lambda *args: called.append(1))
+    assert rec._aligned_read(frame, [(outline, "5S")], outline, None, limit, set(), under_glare=False) is None
+    assert called == []

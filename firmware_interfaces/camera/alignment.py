@@ -12,12 +12,16 @@ exposure and colour casts do not matter; both pictures are smoothed alike, so
 camera blur matters less. The aligned outline is then read again and must pass
 every test any other read passes: aligning to a face never names the card.
 
-Glare that burns part of a card to white hides its print there, and an affine
-match over the whole card then fails. Such a card is matched again on the print
-that still shows (``cv2.findTransformECCWithMask``, the burnt pixels left out),
-turned and shifted but not scaled: with half a card left out, an affine warp
-squeezes the print into the half that shows (measured: scales of 0.44 to 0.73
-on a glare-burnt 2D of a held-out design).
+Glare that burns part of a card to white hides its print there, and its light
+falling off over the card drowns a match of the whole picture. Where the plain
+match fails on such a card, :func:`align_under_glare` matches it again: first on
+its print's fine detail (both pictures less their blur, :data:`ALIGN_HIGH_PASS`),
+then on the print that still shows (``cv2.findTransformECCWithMask``, the burnt
+pixels left out), turned and shifted but not scaled: with half a card left out,
+an affine warp squeezes the print into the half that shows (measured: scales of
+0.44 to 0.73 on a glare-burnt 2D of a held-out design). An outline placed the
+second way only serves to read a corner index: the face it shows may have lost
+pips to the glare.
 """
 
 from __future__ import annotations
@@ -97,7 +101,8 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
 
 def align_under_glare(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, bool] | None:
     """For a card :func:`align_to_face` could not align and glare has burnt out in part (at
-    least :data:`BURNT_SHARE` of it at :data:`BURNT_GREY`; None otherwise): its outline, and
+    least :data:`BURNT_SHARE` of the start outline's inside at :data:`BURNT_GREY`; None
+    otherwise): its outline, and
     whether it was placed on the print that still shows alone. First the print's fine detail
     is matched (both pictures high-passed, :data:`ALIGN_HIGH_PASS`: glare's light falls off
     smoothly over the card and drowns a match of the whole picture); failing that, the print
@@ -105,15 +110,18 @@ def align_under_glare(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) 
     (see the module's notes), to :data:`MIN_MASKED_CORRELATION`. None when neither aligns."""
     to_patch, patch = _patch(frame, corners)
     template, mask = _template(face)
-    burnt = cv2.bitwise_and(cv2.threshold(patch, BURNT_GREY - 1, 255, cv2.THRESH_BINARY)[1], mask)
+    burnt = cv2.threshold(patch, BURNT_GREY - 1, 255, cv2.THRESH_BINARY)[1]
     card = cv2.countNonZero(mask)
-    if cv2.countNonZero(burnt) < BURNT_SHARE * card:
+    if cv2.countNonZero(cv2.bitwise_and(burnt, mask)) < BURNT_SHARE * card:
         return None
     gray = patch.astype(np.float32)
     aligned = _match(_high_pass(template), _high_pass(gray), mask, None, cv2.MOTION_AFFINE)
     if aligned is not None:
         return _outline(aligned, to_patch), False
+    if not hasattr(cv2, "findTransformECCWithMask"):
+        return None  # OpenCV before 4.13 has no mask for the input picture
     grow = 2 * BURNT_GROW + 1
+    # over the whole patch: a start millimetres off may put the burnt part in its margin
     showing = cv2.bitwise_not(cv2.dilate(burnt, np.ones((grow, grow), np.uint8)))
     if cv2.countNonZero(cv2.bitwise_and(showing, mask)) < MIN_SHOWING * card:
         return None
@@ -140,6 +148,7 @@ def _outline(aligned: np.ndarray, to_patch: np.ndarray) -> np.ndarray:
 
 
 def _high_pass(a: np.ndarray) -> np.ndarray:
+    """``a`` less its blur at :data:`ALIGN_HIGH_PASS` (what varies slowly: glare, a gradient)."""
     out: np.ndarray = a - cv2.GaussianBlur(a, (0, 0), ALIGN_HIGH_PASS)
     return out
 

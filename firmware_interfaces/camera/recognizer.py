@@ -176,8 +176,11 @@ class Recognizer:
         ones near 9C alone). Still doubtful, the print is looked for on a wider grid around
         the outline (:func:`_spread`) and the view nearest to a card aligned to that card's
         face; last of the alignments, the layout's card in ``slot`` is aligned to the faces
-        the templates rank likeliest there (:meth:`_template_starts`). A card glare has burnt
-        out in part is then read from one corner index alone (:meth:`_index_read`).
+        the templates rank likeliest there (:meth:`_template_starts`). Where a view of the card
+        shows a burnt-out highlight, a start that does not align is aligned again under glare
+        (:func:`align_under_glare`; an outline placed on the print glare left alone is not read
+        whole). A card glare has burnt out in part is then read from one corner index alone
+        (:meth:`_index_read`), from the aligned outlines first.
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -265,7 +268,8 @@ class Recognizer:
             if views:
                 r, c = min(views, key=lambda rc: rc[0].distance)
                 read = self._aligned_read(frame, [(_as_read(c, r.flipped), r.code)], as_read, slot, limit,
-                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN, aligned, glare)
+                                          clear_elsewhere, WIDE_SEARCH_VETO_MARGIN, tried=aligned,
+                                          under_glare=glare)
         if read is None and slot is not None:
             read = self._aligned_read(frame, self._template_starts(frame, slot, starts), as_read, slot, limit,
                                       clear_elsewhere, tried=aligned, under_glare=glare)
@@ -352,8 +356,9 @@ class Recognizer:
                     as_read: np.ndarray, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
         """A card glare has burnt out in part, read from one corner index alone.
 
-        First from the first of ``reads`` (the card's outlines, best first, with the deck
-        model's read of each) that passes :meth:`_index_vote`. Failing that, when one of them
+        First from the first of ``reads`` (outlines of the card, with the deck model's read of
+        each: those aligned to its print, then the found ones, best first) that passes
+        :meth:`_index_vote`. Failing that, when one of them
         shows a burnt-out highlight (the outline may have been pulled into the glare pool,
         where the card's edge is lost), from views around ``as_read`` (:func:`_nudged`,
         :func:`_spread`): read only if at least :data:`INDEX_VOTES` of them pass for the same
@@ -434,11 +439,11 @@ class Recognizer:
         for start, code in starts:
             face = self.calibration.templates.faces[code]
             aligned = align_to_face(frame, start, face)
-            burnt = False
+            on_what_shows = False
             if aligned is None and under_glare:
                 placed = align_under_glare(frame, start, face)
                 if placed is not None:
-                    aligned, burnt = placed
+                    aligned, on_what_shows = placed
             if aligned is None or not self.finder.card_shaped(aligned):
                 continue
             if start is not as_read and self.layout.slot_at(*self.finder.to_table(aligned.mean(axis=0))) != slot:
@@ -447,7 +452,7 @@ class Recognizer:
             ma = model.read(card)
             if tried is not None:
                 tried.append((ma, aligned, card))
-            if burnt:
+            if on_what_shows:
                 # placed on the print glare left: a face that lost pips to it reads as another
                 # card (a 5S as 4S, 8 times past the margin limit): only a corner index reads it
                 continue
@@ -517,7 +522,8 @@ class Recognizer:
     def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
               centre: tuple[float, float] | None = None, quick: bool = False) -> _Look:
         """Read one card found by ``finder`` (its centre in mm, if known, places it before it is
-        read; ``quick``: see :meth:`_read`)."""
+        read; ``quick``: see :meth:`_read`). A card only fitted into its slot (``found.fitted``)
+        that shows the felt's grain or nothing printed is not read, nor looked at again."""
         if found.fitted and (finder.felt_showing(frame, found.outlines[0]) >= FELT_SHOWING
                              or _nothing_printed(warp_card(frame, found.outlines[0]))):
             # a rectangle fitted in an empty slot (its printed lines under a pool of glare) that
@@ -573,18 +579,23 @@ def _one_per_card(looks: list[_Look]) -> list[CardReading]:
     return kept
 
 
-#: A canonical card whose inside (:data:`PRINT_INSET` px in) varies by no more than this (grey
-#: levels, the 99th percentile of its fine detail: the picture less its blur at 2 px) shows
-#: nothing printed: a pool of glare clipped to white over an empty slot (at most 2 measured,
-#: held-out harness scenes), not a card (an ace under the same glare: 6, a court card 10).
-NOTHING_PRINTED = 3.0
+#: A canonical card whose inside varies by no more than this (grey levels, the 99th percentile
+#: of its fine detail: the picture less its blur at 2 px) and is this bright (median grey)
+#: shows nothing printed: a pool of glare over an empty slot (measured on a held-out harness
+#: frame with glare over five empty slots: detail 1-2, median 212-253), not a card (an ace
+#: under the same glare: detail 6, a court card 10; a dim, blurred card is read as before).
+NOTHING_PRINTED = 2.0
+GLARE_BRIGHT = 200.0
+#: Canonical px of the card's edge (and the felt a fit may take in) left out of that test.
 PRINT_INSET = 12
 
 
 def _nothing_printed(card: np.ndarray) -> bool:
+    """Whether a canonical card picture shows nothing printed, only bright, smooth light
+    (:data:`NOTHING_PRINTED`, :data:`GLARE_BRIGHT`)."""
     inner = cv2.cvtColor(card[PRINT_INSET:-PRINT_INSET, PRINT_INSET:-PRINT_INSET], cv2.COLOR_BGR2GRAY)
     detail = cv2.absdiff(inner, cv2.GaussianBlur(inner, (0, 0), 2.0))
-    return float(np.percentile(detail, 99)) <= NOTHING_PRINTED
+    return bool(float(np.percentile(detail, 99)) <= NOTHING_PRINTED and float(np.median(inner)) >= GLARE_BRIGHT)
 
 
 def _same_card(a: tuple[float, float], b: tuple[float, float]) -> bool:
