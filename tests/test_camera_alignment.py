@@ -105,9 +105,9 @@ def test_an_outline_off_a_card_glare_has_half_burnt_out_is_moved_onto_the_print_
             assert aligned is None or _corner_error(aligned, truth) <= 4.0, (t.code, _corner_error(aligned, truth))
             aligned = align_to_face(image, off, templates.faces[t.code])
             placed_whole += aligned is not None and _corner_error(aligned, truth) <= 3.0
-    # of these 18 cards, matched over the whole card 1 is placed, on what shows 4 (the others:
+    # of these 18 cards, matched over the whole card 1 is placed, under glare 4 (the others:
     # too little shows in these bright frames, where the paper clips as well, to place them)
-    assert placed_whole <= 2 and placed >= 4, (placed_whole, placed)
+    assert placed >= 3 and placed >= placed_whole + 2, (placed_whole, placed)
     # a pool of glare with no card in it, or a card with no glare on it, is not placed
     tf = _fair_frames()[0]
     t = tf.scene.cards[0]
