@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -369,6 +371,32 @@ class CardFinder:
             img = cv2.perspectiveTransform(card.reshape(-1, 1, 2), self._to_image).reshape(-1, 2)
             out.append(order_portrait(img))
         return out
+
+    def empty_in_patch(self, to_patch: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+        """The empty table's whiteness (float32) in this frame's light (times the exposure's
+        gain over the bare felt, clipped as the camera clips) as a patch of the frame
+        (``to_patch``: frame to patch homography, ``size``: w, h), moved by the camera's shift,
+        both as found by the last :meth:`find`; None when calibration kept no empty table.
+        For :func:`refine_outline` (``empty=``)."""
+        if self._empty_white is None:
+            return None
+        c = CALIBRATION_PX_PER_MM
+        shift = self._shift.copy()
+        shift[:2, 2] *= c / self._px_per_mm  # found in px of this finder's view
+        from_calibration = self._to_image @ np.diag([1 / c, 1 / c, 1.0])
+        # warped at about the empty table's own resolution, then grown to the patch's: a ninth
+        # of the pixels warped, and the same picture (it holds nothing finer)
+        w, h = size
+        k = max(1, int(REFINE_PX_PER_MM / c))
+        small = (max(1, -(-w // k)), max(1, -(-h // k)))
+        to_small = np.diag([1 / k, 1 / k, 1.0]) @ to_patch @ from_calibration @ shift
+        white = cv2.warpPerspective(self._empty_white, to_small, small, flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        if k > 1:
+            white = cv2.resize(white, (small[0] * k, small[1] * k), interpolation=cv2.INTER_LINEAR)[:h, :w]
+        scale = self.surroundings.scale if self.surroundings is not None else None
+        gain = 1.0 if scale is None else sum(scale[:3]) / 3
+        return np.asarray(np.minimum(np.asarray(white, np.float32) * np.float32(gain), np.float32(255.0)), np.float32)
 
     def card_shaped(self, corners: np.ndarray) -> bool:
         """Whether an image outline (4 corners in order) is a card's shape on the table: a
@@ -1352,9 +1380,37 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 REFINE_PX_PER_MM = 3.0
 REFINE_REACH_MM = 4.0
 REFINE_SPAN = 0.7
+#: A side's sharpest fall in whiteness that the empty table already had there, at least this
+#: share of it, is the print's edge (a slot line's), not the card's.
+REFINE_EMPTY_SHARE = 0.5
+#: ... when what lies inside that fall now is no whiter than the print was there (in this
+#: frame's light), by this factor: the print itself, or a card as white as the print, which
+#: hides the card's own edge. A card over a gold line is twice as white as the line: its edge
+#: along the line is its own.
+REFINE_AS_WHITE = 1.25
+#: The share of a side's length along which it must show a clear edge when some of its
+#: positions were left out as print (0.4 otherwise): a card turned a few degrees over a white
+#: slot line shows its edge only where it lies over the felt.
+REFINE_SHARE_BESIDE_PRINT = 0.25
+#: At most this many sides without a clear edge of their own are placed from the others.
+REFINE_SIDES_PLACED = 2
+
+#: The empty table's whiteness (float32) as a patch of the frame: given the frame-to-patch
+#: homography and the patch's size (w, h); None where it is not known.
+EmptyInPatch = Callable[[np.ndarray, tuple[int, int]], "np.ndarray | None"]
 
 
-def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float]) -> np.ndarray:
+class RefinedOutline(NamedTuple):
+    """What :func:`refine_outline` made of an outline: the corners (TL, TR, BR, BL; the
+    outline given when it could not be refined) and how many sides were placed from the
+    others, not on an edge of their own (0 when the outline was not moved)."""
+
+    corners: np.ndarray
+    sides_placed: int
+
+
+def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
+                   empty: EmptyInPatch | None = None) -> RefinedOutline:
     """The card's image outline (TL, TR, BR, BL) moved onto its own border.
 
     The finder's outline comes from masks a pixel or two off the true edge (a printed line
@@ -1363,8 +1419,19 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     side, at every position clear of the corners, the sharpest fall in whiteness from
     inside to outside within :data:`REFINE_REACH_MM` of the current edge is taken, a line
     is fitted through those (a robust fit: the middle half of them), and the four lines'
-    crossings are the new corners. Returns ``corners`` unchanged when a side has no clear
-    edge."""
+    crossings are the new corners. A side with no clear edge (up to
+    :data:`REFINE_SIDES_PLACED` of them) is placed from the others: through the middle of the
+    outline's own side, along the opposite side's edge (a card turned a few degrees over a
+    white slot line shows no edge where it lies over the line, but its other sides give its
+    turn). Returns ``corners`` unchanged when more sides have no clear edge.
+
+    ``empty`` (:meth:`CardFinder.empty_in_patch`) gives the empty table's whiteness: a
+    position whose sharpest fall the empty table already had there (at least
+    :data:`REFINE_EMPTY_SHARE` of it, within a millimetre) is left out, for that edge is
+    print (a white card over a white slot line has no edge of its own there, and its
+    sharpest fall is the line's outer edge, square to the slot, not to the card); a side
+    that lost positions so needs its clear edge along :data:`REFINE_SHARE_BESIDE_PRINT` of
+    its length."""
     p = REFINE_PX_PER_MM
     cw, ch = card_mm
     m = REFINE_REACH_MM + 2.0
@@ -1381,24 +1448,17 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     fh, fw = frame.shape[:2]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, fw), min(y1, fh)
     if x1 - x0 < 4 or y1 - y0 < 4:
-        return np.asarray(corners, np.float64)
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
     crop = frame[y0:y1, x0:x1]
     crop_white = cv2.min(cv2.min(crop[:, :, 0], crop[:, :, 1]), crop[:, :, 2])
     shifted = warp @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
     reach = round(REFINE_REACH_MM * p)
     d = 2  # step measured between points d px inside and d px outside
     white = _side_strips(crop_white, shifted, (w, h), round(m * p), reach + d)
-    lines = []
+    before = None if empty is None else empty(warp, (w, h))
+    lines: list[np.ndarray | None] = []
     for side in range(4):
-        # view the patch so that this side is the top edge, inside downwards
-        if side == 0:
-            v = white
-        elif side == 1:
-            v = np.rot90(white, 1)  # right side becomes top
-        elif side == 2:
-            v = white[::-1, ::-1]
-        else:
-            v = np.rot90(white, -1)  # left side becomes top
+        v = _view_side(white, side)
         vh, vw = v.shape
         edge = round(m * p)
         length = vw - 2 * edge
@@ -1409,11 +1469,24 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
             step = v[edge - reach + d : edge + reach + d + 1, xa:xb] - v[edge - reach - d : edge + reach - d + 1, xa:xb]
         else:
             step = v[np.clip(ys + d, 0, vh - 1)][:, xs] - v[np.clip(ys - d, 0, vh - 1)][:, xs]
+        need = 0.4
+        if before is not None:
+            # a fall the empty table already had there is print's, not the card's
+            was = _fall_before(_view_side(before, side), edge, reach, xa, xb, round(p), REFINE_EMPTY_SHARE * 20.0)
+            if was is not None:
+                fall, inside = was
+                inside_now = v[edge - reach + d : edge + reach + d + 1, xa:xb] \
+                    if edge - reach - d >= 0 and edge + reach + d < vh else v[np.clip(ys + d, 0, vh - 1)][:, xs]
+                printed = (fall >= REFINE_EMPTY_SHARE * step) & (inside_now <= REFINE_AS_WHITE * inside)
+                if (printed & (step >= 20.0)).any():
+                    step = np.where(printed, 0.0, step)
+                    need = REFINE_SHARE_BESIDE_PRINT
         best = np.argmax(step, axis=0)
         strength = step.max(axis=0)
         good = strength >= 20.0
-        if good.sum() < 0.4 * len(xs):
-            return np.asarray(corners, np.float64)
+        if good.sum() < need * len(xs):
+            lines.append(None)
+            continue
         xg, yg = xs[good].astype(np.float64), (ys[best[good]]).astype(np.float64)
         # robust line y = a x + b: fit, keep the middle half by residual, fit again
         a, b = _fit_line(xg, yg)
@@ -1423,13 +1496,66 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         # the line in this view's coordinates -> two points -> back to patch coordinates
         pts = np.array([[xg.min(), a * xg.min() + b], [xg.max(), a * xg.max() + b]])
         lines.append(_unview(pts, side, w, h))
-    crossings = [_cross(lines[k - 1], lines[k]) for k in range(4)]  # TL = left x top, ...
+    missing = [k for k in range(4) if lines[k] is None]
+    if len(missing) > REFINE_SIDES_PLACED:
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
+    sides: list[np.ndarray] = []
+    for k, line in enumerate(lines):
+        if line is None:
+            # through the middle of the outline's own side, along the opposite side's edge
+            # (square to a neighbour's when the opposite side has none either: with two sides
+            # placed, that neighbour has one)
+            middle = (dst[k] + dst[(k + 1) % 4]) / 2
+            opposite, neighbour = lines[(k + 2) % 4], lines[(k + 1) % 4]
+            if opposite is not None:
+                along = opposite[1] - opposite[0]
+            elif neighbour is not None:
+                across = neighbour[1] - neighbour[0]
+                along = np.array([across[1], -across[0]])
+            else:
+                return RefinedOutline(np.asarray(corners, np.float64), 0)
+            line = np.array([middle - along, middle + along])
+        sides.append(line)
+    crossings = [_cross(sides[k - 1], sides[k]) for k in range(4)]  # TL = left x top, ...
     if any(c is None for c in crossings):
-        return np.asarray(corners, np.float64)
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
     out_patch = np.array(crossings, np.float64)
     if np.abs(out_patch - dst).max() > (REFINE_REACH_MM + 1.0) * p:
-        return np.asarray(corners, np.float64)
-    return cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2)
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
+    return RefinedOutline(cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2), len(missing))
+
+
+def _view_side(patch: np.ndarray, side: int) -> np.ndarray:
+    """A card's patch viewed so that ``side`` (0 top, 1 right, 2 bottom, 3 left) is the top
+    edge, inside downwards (see :func:`_unview`)."""
+    if side == 0:
+        return patch
+    if side == 1:
+        return np.rot90(patch, 1)  # right side becomes top
+    if side == 2:
+        return patch[::-1, ::-1]
+    return np.rot90(patch, -1)  # left side becomes top
+
+
+def _fall_before(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int,
+                 least: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The empty table's fall in whiteness from inside to outside (``v``: its whiteness, one
+    side's view) at each row within ``reach`` of ``edge`` and column in [``xa``, ``xb``),
+    measured ``d`` px either side (it is kept at 1 px per mm: its edges are soft), and its
+    whiteness on the inside; the most of each within ``d`` rows (the camera's shift is found
+    to about a millimetre). None where it falls by less than ``least`` everywhere (no print)."""
+    vh = v.shape[0]
+    if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
+        inside = v[edge - reach + d : edge + reach + d + 1, xa:xb]
+        fall = inside - v[edge - reach - d : edge + reach - d + 1, xa:xb]
+    else:
+        ys = np.arange(edge - reach, edge + reach + 1)
+        inside = v[np.clip(ys + d, 0, vh - 1), xa:xb]
+        fall = inside - v[np.clip(ys - d, 0, vh - 1), xa:xb]
+    if float(fall.max()) < least:
+        return None
+    near = np.ones((2 * d + 1, 1), np.uint8)
+    return np.asarray(cv2.dilate(fall, near)), np.asarray(cv2.dilate(inside, near))
 
 
 #: How far (px) the blur of :func:`_side_strips` reaches: OpenCV's kernel for sigma 1 on uint8

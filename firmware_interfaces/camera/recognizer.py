@@ -193,7 +193,7 @@ class Recognizer:
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
-        refined = refine_outline(frame, outlines[0], self.layout.card_mm)
+        refined, placed = refine_outline(frame, outlines[0], self.layout.card_mm, empty=self.finder.empty_in_patch)
         if np.array_equal(refined, outlines[0]):
             # the refinement found no edge to move it to (motion blur, glare): the finder's own
             # outline is the refined one, and a sure read there stands as on any refined outline
@@ -205,7 +205,9 @@ class Recognizer:
         else:
             card = warp_card(frame, refined)
             m = model.read(card)
-            if self._sure(m, card, limit):
+            # an outline with sides placed from the others, not on an edge of their own, is
+            # trusted as the finder's own is: when a corner index confirms the read
+            if self._sure(m, card, limit) and (not placed or _index_confirms(m)):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(refined, m.flipped)
             reads = [(m, refined, card)]
         for corners in outlines:
@@ -345,7 +347,7 @@ class Recognizer:
         :meth:`_passes`; None when no fit gives such a read."""
         model = self.calibration.templates.model
         for fit in fitted:
-            refined = refine_outline(frame, fit, self.layout.card_mm)
+            refined = refine_outline(frame, fit, self.layout.card_mm, empty=self.finder.empty_in_patch).corners
             card = warp_card(frame, refined)
             m, card, corners, near = self._second_look(frame, (model.read(card), card, refined), refined)
             if self._passes(m, card, limit, clear_elsewhere, near):
