@@ -392,11 +392,12 @@ class CardFinder:
         to_small = np.diag([1 / k, 1 / k, 1.0]) @ to_patch @ from_calibration @ shift
         white = cv2.warpPerspective(self._empty_white, to_small, small, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
+        scale = self.surroundings.scale if self.surroundings is not None else None
+        if scale is not None:
+            white = cv2.convertScaleAbs(white, alpha=sum(scale[:3]) / 3)  # clipped at 255, as the camera clips
         if k > 1:
             white = cv2.resize(white, (small[0] * k, small[1] * k), interpolation=cv2.INTER_LINEAR)[:h, :w]
-        scale = self.surroundings.scale if self.surroundings is not None else None
-        gain = 1.0 if scale is None else sum(scale[:3]) / 3
-        return np.asarray(np.minimum(np.asarray(white, np.float32) * np.float32(gain), np.float32(255.0)), np.float32)
+        return np.asarray(white, np.float32)
 
     def card_shaped(self, corners: np.ndarray) -> bool:
         """Whether an image outline (4 corners in order) is a card's shape on the table: a
