@@ -10,8 +10,12 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
+from cardart import deck_or_skip
 
-from firmware_interfaces.camera.finder import RefinedOutline, refine_outline
+from calibration.layout import load_layout
+from calibration.table import calibrate_from_markers
+from firmware_interfaces.camera.finder import CardFinder, RefinedOutline, learn_empty_table, refine_outline
+from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
 PX_PER_MM = 2.0
 CARD_MM = (62.0, 88.0)
@@ -101,3 +105,45 @@ def test_an_outline_with_too_few_edges_is_given_back_unchanged() -> None:
     refined = refine_outline(frame, found, CARD_MM)
     assert isinstance(refined, RefinedOutline) and refined.sides_placed == 0
     assert np.array_equal(refined.corners, found)
+
+
+def test_the_empty_table_is_seen_where_the_frame_shows_it_in_the_frames_light() -> None:
+    """``CardFinder.empty_in_patch`` lines the calibration's empty table up with a patch of a
+    frame: on a frame of the empty table itself, brightened a stop, a patch around a slot
+    shows what the frame shows there (a wrong homography, scale or shift would not)."""
+    layout = load_layout("baccarat")
+    tf = generate_test_set(deck_or_skip("svg-cards"), [layout], 1, seed=5,
+                           randomise=DomainRandomisation(frame_sizes=((1280, 720),)))[0]
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    printed, empty = learn_empty_table(plane, tf.layout, tf.empty)
+    finder = CardFinder(plane, tf.layout, printed=printed, empty_table=empty)
+    brighter = cv2.convertScaleAbs(tf.empty, alpha=1.6)
+    finder.find(brighter)
+    size = (222, 300)
+    dst = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
+    white = cv2.min(cv2.min(brighter[:, :, 0], brighter[:, :, 1]), brighter[:, :, 2])
+    for slot in tf.layout.slots[:3]:
+        corners = finder.slot_outline(slot)
+        centre = corners.mean(axis=0)
+        around = (centre + (corners - centre) * 1.3).astype(np.float32)  # the slot's print inside
+        to_patch = cv2.getPerspectiveTransform(around, dst)
+        seen = cv2.warpPerspective(white, to_patch, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+        before = finder.empty_in_patch(to_patch, size)
+        assert before is not None and before.shape == seen.shape
+        # blurred by its 1 px a mm, but lined up and in the frame's light
+        assert float(np.corrcoef(before.ravel(), seen.ravel())[0, 1]) > 0.8
+        assert abs(float(before.mean()) - float(seen.mean())) < 0.1 * float(seen.mean())
+        moved = cv2.getPerspectiveTransform(around + np.float32([12, 0]), dst)
+        assert float(np.corrcoef(finder.empty_in_patch(moved, size).ravel(), seen.ravel())[0, 1]) < \
+            float(np.corrcoef(before.ravel(), seen.ravel())[0, 1]) - 0.2
+    # the camera bumped 7 px since calibration: the shift the search finds moves the empty table too
+    bumped = cv2.warpAffine(brighter, np.float32([[1, 0, 7], [0, 1, 0]]), brighter.shape[1::-1],
+                            borderMode=cv2.BORDER_REPLICATE)
+    finder.find(bumped)
+    white = cv2.min(cv2.min(bumped[:, :, 0], bumped[:, :, 1]), bumped[:, :, 2])
+    corners = finder.slot_outline(tf.layout.slots[0])
+    centre = corners.mean(axis=0)
+    to_patch = cv2.getPerspectiveTransform((centre + (corners - centre) * 1.3).astype(np.float32), dst)
+    seen = cv2.warpPerspective(white, to_patch, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    before = finder.empty_in_patch(to_patch, size)
+    assert before is not None and float(np.corrcoef(before.ravel(), seen.ravel())[0, 1]) > 0.8
