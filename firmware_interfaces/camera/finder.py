@@ -1403,11 +1403,14 @@ EmptyInPatch = Callable[[np.ndarray, tuple[int, int]], "np.ndarray | None"]
 
 class RefinedOutline(NamedTuple):
     """What :func:`refine_outline` made of an outline: the corners (TL, TR, BR, BL; the
-    outline given when it could not be refined) and how many sides were placed from the
-    others, not on an edge of their own (0 when the outline was not moved)."""
+    outline given when it could not be refined), how many sides were placed from the
+    others, not on an edge of their own (0 when the outline was not moved), and how many of
+    those showed no clear edge at all, not even the print's (motion blur, glare: the sides
+    a refinement that does not know the print gives up on)."""
 
     corners: np.ndarray
     sides_placed: int
+    sides_unseen: int = 0
 
 
 def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
@@ -1458,6 +1461,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     white = _side_strips(crop_white, shifted, (w, h), round(m * p), reach + d)
     before = None if empty is None else empty(warp, (w, h))
     lines: list[np.ndarray | None] = []
+    unseen_sides = 0
     for side in range(4):
         v = _view_side(white, side)
         vh, vw = v.shape
@@ -1471,6 +1475,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         else:
             step = v[np.clip(ys + d, 0, vh - 1)][:, xs] - v[np.clip(ys - d, 0, vh - 1)][:, xs]
         need = 0.4
+        unseen = int(np.count_nonzero(step.max(axis=0) >= 20.0) < need * len(xs))
         if before is not None:
             # a fall the empty table already had there is print's, not the card's
             was = _fall_before(_view_side(before, side), edge, reach, xa, xb, round(p), REFINE_EMPTY_SHARE * 20.0)
@@ -1487,6 +1492,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         good = strength >= 20.0
         if good.sum() < need * len(xs):
             lines.append(None)
+            unseen_sides += unseen
             continue
         xg, yg = xs[good].astype(np.float64), (ys[best[good]]).astype(np.float64)
         # robust line y = a x + b: fit, keep the middle half by residual, fit again
@@ -1523,7 +1529,8 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     out_patch = np.array(crossings, np.float64)
     if np.abs(out_patch - dst).max() > (REFINE_REACH_MM + 1.0) * p:
         return RefinedOutline(np.asarray(corners, np.float64), 0)
-    return RefinedOutline(cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2), len(missing))
+    return RefinedOutline(cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2), len(missing),
+                          unseen_sides)
 
 
 def _view_side(patch: np.ndarray, side: int) -> np.ndarray:

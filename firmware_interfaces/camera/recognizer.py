@@ -193,14 +193,16 @@ class Recognizer:
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
-        refined, placed = refine_outline(frame, outlines[0], self.layout.card_mm, empty=self.finder.empty_in_patch)
-        if np.array_equal(refined, outlines[0]):
-            # the refinement found no edge to move it to (motion blur, glare): the finder's own
-            # outline is the refined one, and a sure read there stands as on any refined outline
-            # (asking it a doubtful read's tests as well cost held-out 720p frames up to 15 ms
-            # and one read, and kept no wrong read out: docs/camera.md, session 38)
-            if sure_found:
-                return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
+        refined, placed, unseen = refine_outline(frame, outlines[0], self.layout.card_mm,
+                                                 empty=self.finder.empty_in_patch)
+        unmoved = np.array_equal(refined, outlines[0])
+        if sure_found and (unmoved or unseen):
+            # the refinement found no edge to move it to on a side, not even the print's (motion
+            # blur, glare): a sure read on the finder's own outline stands as on any refined
+            # outline (asking it a doubtful read's tests as well cost held-out 720p frames up to
+            # 15 ms and one read, and kept no wrong read out: docs/camera.md, session 38)
+            return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
+        if unmoved:
             reads = [found]
         else:
             card = warp_card(frame, refined)
