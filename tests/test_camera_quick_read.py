@@ -1,7 +1,9 @@
 """The first pass's quick read (``Recognizer._read(quick=True)``): a card is read there only
 when one of its outlines reads it far past the margin limit. The finder's own outline counts
-when a corner index confirms the code (it is then not refined); else the refined one; else
-the finder's other outlines, if the read also passes a doubtful read's tests."""
+when a corner index confirms the code (it is then not refined); else the refined one (when
+its sides were placed from the others or lay beside the print, only with an index's
+confirmation); else the finder's other outlines, if the read also passes a doubtful read's
+tests."""
 
 from __future__ import annotations
 
@@ -203,6 +205,10 @@ def test_an_outline_with_sides_placed_from_the_others_is_trusted_only_when_an_in
     placed = 0
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
     assert rec._read(frame, [off], quick=True)[0] == "7H"
+    # a side fitted on little beside the print counts as placed
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kwargs: RefinedOutline(
+        np.asarray(on, np.float64), 0, 0, 1))
+    assert rec._read(frame, [off], quick=True)[0] is None
 
 
 def test_a_sure_read_on_the_finders_outline_that_the_refinement_moved_must_pass_a_doubtful_reads_tests(
@@ -232,6 +238,11 @@ def test_a_sure_read_on_the_finders_outline_that_the_refinement_moved_must_pass_
     monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kwargs: RefinedOutline(
         np.asarray(moved, np.float64), 2, 1))
     assert rec._read(frame, [on], quick=True)[0] == "7H"
+    # not moved, because the only edges were the print's (found by a review): not knowing the
+    # print, the refinement would have moved it onto them; the read must pass the tests
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kwargs: RefinedOutline(
+        np.asarray(corners, np.float64), 0, 0, 3))
+    assert rec._read(frame, [on], quick=True)[0] is None
 
 
 def _kc_over_white_lines() -> tuple[Recognizer, np.ndarray, tuple[float, float]]:

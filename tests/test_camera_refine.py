@@ -6,15 +6,19 @@ from the others; a card's edge along a line less white than the card is its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import cv2
 import numpy as np
 from cardart import deck_or_skip
 
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
-from firmware_interfaces.camera.finder import CardFinder, RefinedOutline, learn_empty_table, refine_outline
+from firmware_interfaces.camera.finder import (
+    CardFinder,
+    EmptyInPatch,
+    RefinedOutline,
+    learn_empty_table,
+    refine_outline,
+)
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
 PX_PER_MM = 2.0
@@ -33,9 +37,6 @@ def _box(cx: float, cy: float, w: float, h: float, turn: float) -> np.ndarray:
 
 def _fill(img: np.ndarray, corners: np.ndarray, colour: tuple[int, int, int]) -> None:
     cv2.fillPoly(img, [np.int32(np.round(corners * 16))], colour, lineType=cv2.LINE_AA, shift=4)
-
-
-EmptyInPatch = Callable[[np.ndarray, tuple[int, int]], np.ndarray]
 
 
 def _slot_with_a_card(turn: float, shift_mm: tuple[float, float], line: tuple[int, int, int],
@@ -99,12 +100,24 @@ def test_a_card_whose_edge_lies_along_a_line_less_white_than_it_is_refined_onto_
         < _off(refine_outline(frame, found, CARD_MM).corners, truth) - 1.5
 
 
+def test_an_outline_the_refinement_gives_up_on_beside_the_print_says_so() -> None:
+    # a card flush with a white slot line all round: every side's only edge is the line's
+    frame, found, truth, empty = _slot_with_a_card(0.0, (0.0, 0.0), PAPER, pad_mm=0.0)
+    refined = refine_outline(frame, found, CARD_MM, empty=empty)
+    assert np.array_equal(refined.corners, found)
+    assert refined.sides_beside_print >= 3 and refined.sides_unseen == 0
+    # not knowing the print, the line's edges were taken for the card's: the outline moved
+    assert not np.array_equal(refine_outline(frame, found, CARD_MM).corners, found)
+
+
 def test_an_outline_with_too_few_edges_is_given_back_unchanged() -> None:
     frame = np.full((320, 400, 3), FELT, np.uint8)  # no card at all: no side has an edge
     found = _box(*_CENTRE_MM, *CARD_MM, 0)
-    refined = refine_outline(frame, found, CARD_MM)
-    assert isinstance(refined, RefinedOutline) and refined.sides_placed == 0
-    assert np.array_equal(refined.corners, found)
+    for empty in (None, lambda to_patch, size: np.full(size[::-1], FELT[2], np.float32)):
+        refined = refine_outline(frame, found, CARD_MM, empty=empty)
+        assert isinstance(refined, RefinedOutline) and refined.sides_placed == 0
+        assert np.array_equal(refined.corners, found)
+        assert refined.sides_unseen == 4 and refined.sides_beside_print == 0
 
 
 def test_the_empty_table_is_seen_where_the_frame_shows_it_in_the_frames_light() -> None:

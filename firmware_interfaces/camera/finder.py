@@ -377,7 +377,7 @@ class CardFinder:
         gain over the bare felt, clipped as the camera clips) as a patch of the frame
         (``to_patch``: frame to patch homography, ``size``: w, h), moved by the camera's shift,
         both as found by the last :meth:`find`; None when calibration kept no empty table.
-        For :func:`refine_outline` (``empty=``)."""
+        For :func:`refine_outline` (``empty=``): the patch is at :data:`REFINE_PX_PER_MM`."""
         if self._empty_white is None:
             return None
         c = CALIBRATION_PX_PER_MM
@@ -389,12 +389,15 @@ class CardFinder:
         w, h = size
         k = max(1, int(REFINE_PX_PER_MM / c))
         small = (max(1, -(-w // k)), max(1, -(-h // k)))
-        to_small = np.diag([1 / k, 1 / k, 1.0]) @ to_patch @ from_calibration @ shift
+        # (cv2.resize takes patch pixel x from small pixel (x + 0.5) / k - 0.5)
+        half = (k - 1) / (2 * k)
+        to_small = np.array([[1 / k, 0, -half], [0, 1 / k, -half], [0, 0, 1.0]]) @ to_patch @ from_calibration @ shift
         white = cv2.warpPerspective(self._empty_white, to_small, small, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
         scale = self.surroundings.scale if self.surroundings is not None else None
         if scale is not None:
-            white = cv2.convertScaleAbs(white, alpha=sum(scale[:3]) / 3)  # clipped at 255, as the camera clips
+            # whiteness is the least channel: white print's is its least gain's (clipped as the camera clips)
+            white = cv2.convertScaleAbs(white, alpha=min(scale[:3]))
         if k > 1:
             white = cv2.resize(white, (small[0] * k, small[1] * k), interpolation=cv2.INTER_LINEAR)[:h, :w]
         return np.asarray(white, np.float32)
@@ -1404,13 +1407,19 @@ EmptyInPatch = Callable[[np.ndarray, tuple[int, int]], "np.ndarray | None"]
 class RefinedOutline(NamedTuple):
     """What :func:`refine_outline` made of an outline: the corners (TL, TR, BR, BL; the
     outline given when it could not be refined), how many sides were placed from the
-    others, not on an edge of their own (0 when the outline was not moved), and how many of
-    those showed no clear edge at all, not even the print's (motion blur, glare: the sides
-    a refinement that does not know the print gives up on)."""
+    others, not on an edge of their own (0 when the outline was not moved), how many sides
+    showed no clear edge at all, not even the print's (motion blur, glare: the sides a
+    refinement that does not know the print gives up on), and how many showed one along
+    less than 0.4 of their length once the print's edges were left out (placed, or fitted
+    on that little): with the print's edges counted, they had one.
+
+    The refinement of an outline it did not move still says why: a side unseen, or sides
+    beside the print."""
 
     corners: np.ndarray
     sides_placed: int
     sides_unseen: int = 0
+    sides_beside_print: int = 0
 
 
 def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
@@ -1429,10 +1438,10 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     white slot line shows no edge where it lies over the line, but its other sides give its
     turn). Returns ``corners`` unchanged when more sides have no clear edge.
 
-    ``empty`` (:meth:`CardFinder.empty_in_patch`) gives the empty table's whiteness: a
-    position whose sharpest fall the empty table already had there (at least
-    :data:`REFINE_EMPTY_SHARE` of it, within a millimetre) is left out, for that edge is
-    print (a white card over a white slot line has no edge of its own there, and its
+    ``empty`` (:meth:`CardFinder.empty_in_patch`) gives the empty table's whiteness: at each
+    position, a fall the empty table already had there (at least :data:`REFINE_EMPTY_SHARE`
+    of it, within a millimetre) is left out, and the sharpest of the others taken, for that
+    edge is print (a white card over a white slot line has no edge of its own there, and its
     sharpest fall is the line's outer edge, square to the slot, not to the card); a side
     that lost positions so needs its clear edge along :data:`REFINE_SHARE_BESIDE_PRINT` of
     its length."""
@@ -1461,7 +1470,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     white = _side_strips(crop_white, shifted, (w, h), round(m * p), reach + d)
     before = None if empty is None else empty(warp, (w, h))
     lines: list[np.ndarray | None] = []
-    unseen_sides = 0
+    unseen_sides = beside_print = 0
     for side in range(4):
         v = _view_side(white, side)
         vh, vw = v.shape
@@ -1490,9 +1499,12 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         best = np.argmax(step, axis=0)
         strength = step.max(axis=0)
         good = strength >= 20.0
+        if good.sum() < 0.4 * len(xs):
+            # no edge of its own along 0.4 of it: none at all, or only once the print's were left out
+            unseen_sides += unseen
+            beside_print += 1 - unseen
         if good.sum() < need * len(xs):
             lines.append(None)
-            unseen_sides += unseen
             continue
         xg, yg = xs[good].astype(np.float64), (ys[best[good]]).astype(np.float64)
         # robust line y = a x + b: fit, keep the middle half by residual, fit again
@@ -1505,7 +1517,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         lines.append(_unview(pts, side, w, h))
     missing = [k for k in range(4) if lines[k] is None]
     if len(missing) > REFINE_SIDES_PLACED:
-        return RefinedOutline(np.asarray(corners, np.float64), 0)
+        return RefinedOutline(np.asarray(corners, np.float64), 0, unseen_sides, beside_print)
     sides: list[np.ndarray] = []
     for k, line in enumerate(lines):
         if line is None:
@@ -1520,17 +1532,17 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
                 across = neighbour[1] - neighbour[0]
                 along = np.array([across[1], -across[0]])
             else:
-                return RefinedOutline(np.asarray(corners, np.float64), 0)
+                return RefinedOutline(np.asarray(corners, np.float64), 0, unseen_sides, beside_print)
             line = np.array([middle - along, middle + along])
         sides.append(line)
     crossings = [_cross(sides[k - 1], sides[k]) for k in range(4)]  # TL = left x top, ...
     if any(c is None for c in crossings):
-        return RefinedOutline(np.asarray(corners, np.float64), 0)
+        return RefinedOutline(np.asarray(corners, np.float64), 0, unseen_sides, beside_print)
     out_patch = np.array(crossings, np.float64)
     if np.abs(out_patch - dst).max() > (REFINE_REACH_MM + 1.0) * p:
-        return RefinedOutline(np.asarray(corners, np.float64), 0)
+        return RefinedOutline(np.asarray(corners, np.float64), 0, unseen_sides, beside_print)
     return RefinedOutline(cv2.perspectiveTransform(out_patch.reshape(-1, 1, 2), back).reshape(-1, 2), len(missing),
-                          unseen_sides)
+                          unseen_sides, beside_print)
 
 
 def _view_side(patch: np.ndarray, side: int) -> np.ndarray:

@@ -151,8 +151,11 @@ class Recognizer:
         finder's own outline stands when a corner index reads the same code
         (:func:`_index_confirms`). Else the deck model reads the card from that outline
         refined and from the finder's other outlines (other masks cut the card a little
-        differently). A sure read on the refined outline stands (when the refinement found no
-        edge to move the outline to, the refined outline is the finder's own, read once). Otherwise
+        differently). A sure read on the refined outline stands; on one with sides placed from
+        the others or fitted on little beside the table's print (``RefinedOutline``), only when
+        a corner index confirms it. Where the refinement found no edge at all on a side (not
+        even the print's), or none to move the outline to, the finder's own sure read stands
+        as a refined one (the refined outline is then read once). Otherwise
         the card is looked at again around its most card-like outline, shifted and scaled a
         little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
         lie as near its card as 97 % of the held-out views did (a misaligned view can be read
@@ -193,23 +196,26 @@ class Recognizer:
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
-        refined, placed, unseen = refine_outline(frame, outlines[0], self.layout.card_mm,
-                                                 empty=self.finder.empty_in_patch)
+        refined, placed, unseen, beside_print = refine_outline(frame, outlines[0], self.layout.card_mm,
+                                                               empty=self.finder.empty_in_patch)
         unmoved = np.array_equal(refined, outlines[0])
-        if sure_found and (unmoved or unseen):
-            # the refinement found no edge to move it to on a side, not even the print's (motion
-            # blur, glare): a sure read on the finder's own outline stands as on any refined
-            # outline (asking it a doubtful read's tests as well cost held-out 720p frames up to
-            # 15 ms and one read, and kept no wrong read out: docs/camera.md, session 38)
+        if sure_found and (unseen or (unmoved and not beside_print)):
+            # the refinement found no edge on a side, not even the print's (motion blur, glare),
+            # or none to move the outline to: a sure read on the finder's own outline stands as
+            # on any refined outline (asking it a doubtful read's tests as well cost held-out
+            # 720p frames up to 15 ms and one read, and kept no wrong read out: docs/camera.md,
+            # session 38). A side whose only edge was the print's does not count: there the
+            # outline would have moved onto the print, and a 5S under glare read 4S on the
+            # finder's own outline, unconfirmed, was reported so (session 40)
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
         if unmoved:
             reads = [found]
         else:
             card = warp_card(frame, refined)
             m = model.read(card)
-            # an outline with sides placed from the others, not on an edge of their own, is
-            # trusted as the finder's own is: when a corner index confirms the read
-            if self._sure(m, card, limit) and (not placed or _index_confirms(m)):
+            # an outline with sides placed from the others, or fitted on little beside the
+            # print, is trusted as the finder's own is: when a corner index confirms the read
+            if self._sure(m, card, limit) and (not (placed or beside_print) or _index_confirms(m)):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(refined, m.flipped)
             reads = [(m, refined, card)]
         for corners in outlines:
@@ -312,14 +318,15 @@ class Recognizer:
 
     def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                         limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
-        """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]`` was
-        not sure), the first read that is sure (:meth:`_sure`), taken only if it also passes a
-        doubtful read's tests (:meth:`_passes`: no outline read another code clearly, a pip
-        neighbour's index favours it, the templates give its rank; the nudged views' test is
-        not made, there are none); else None. Other masks cut a card differently: one took
-        in a printed line beside the card, another stopped at it. Without the second tests a
-        held-out design's 5S, its middle pip under glare, was read 4S from such an outline
-        (3.8 times past the margin limit, its indexes not clear enough to veto it)."""
+        """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]``, the
+        refined outline's, was not taken: not sure, or not confirmed), the first read that is
+        sure (:meth:`_sure`), taken only if it also passes a doubtful read's tests
+        (:meth:`_passes`: no outline read another code clearly, a pip neighbour's index favours
+        it, the templates give its rank; the nudged views' test is not made, there are none);
+        else None. Other masks cut a card differently: one took in a printed line beside the
+        card, another stopped at it. Without the second tests a held-out design's 5S, its
+        middle pip under glare, was read 4S from such an outline (3.8 times past the margin
+        limit, its indexes not clear enough to veto it)."""
         clear = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
         for m, corners, card in reads[1:]:
             if self._sure(m, card, limit):
