@@ -130,10 +130,65 @@ def testsuit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
     assert not suit_twins("7C", "7H") and not suit_twins("7C", "8C") and not suit_twins("7C", "7C")
 
 
+#: Card-shaped things that are no card: noise, flat grey, stripes, half a face, a mirrored face,
+#: a face with its indexes blacked out.
+HOSTILE_PATCHES = ("noise", "grey", "stripes", "half a face", "mirrored", "no indexes")
+
+
+def _hostile_patch(kind: str, face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    h, w = face.shape[:2]
+    if kind == "noise":
+        return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    if kind == "grey":
+        return np.full((h, w, 3), int(rng.integers(0, 256)), np.uint8)
+    if kind == "stripes":
+        patch = np.zeros((h, w, 3), np.uint8)
+        patch[:, :: int(rng.integers(2, 20))] = 255
+        return patch
+    if kind == "mirrored":
+        return face[:, ::-1].copy()
+    patch = face.copy()
+    if kind == "half a face":
+        patch[h // 2 :] = 240
+    else:
+        patch[:70, :50] = 0
+        patch[-70:, -50:] = 0
+    return patch
+
+
+def _under_glare(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` with a pool of glare, clipped to white, over part of the card at ``corners``."""
+    radius = int(0.35 * np.linalg.norm(corners[0] - corners[3]))
+    pool = np.zeros(image.shape[:2], np.float32)
+    centre = corners.mean(axis=0) + rng.uniform(-0.5, 0.5, 2) * radius
+    cv2.circle(pool, (int(centre[0]), int(centre[1])), radius, 1.0, -1)
+    pool = cv2.GaussianBlur(pool, (0, 0), radius / 3)
+    return np.clip(image.astype(np.float32) + 400 * pool[..., None], 0, 255).astype(np.uint8)
+
+
+def _hostile_patches_named(kinds: tuple[str, ...], seed: int, glare: bool = False) -> list[tuple[str, str]]:
+    """Frames of card-shaped hostile patches (one kind a frame, on card outlines in six slots,
+    under a pool of glare each if ``glare``): the codes the recogniser gave any of them."""
+    layout, rec, shoot = _table("svg-cards")
+    faces = deck_or_skip("kde-standard").faces()
+    rng = np.random.default_rng(seed)
+    slots = [s.name for s in layout.slots][:6]
+    named = []
+    for kind in kinds:
+        scene = shoot([PlacedCard(s, "5S", layout.slot(s).centre, float(rng.uniform(-12, 12))) for s in slots])
+        image = scene.image.copy()
+        for t in scene.cards:
+            face = cv2.resize(faces[str(rng.choice(list(faces)))], (266, 360))
+            draw_card(image, _hostile_patch(kind, face, rng), np.array(t.corners))
+            if glare:
+                image = _under_glare(image, np.array(t.corners, np.float64), rng)
+        named += [(kind, str(r.code)) for r in rec.recognize(image) if r.code is not None]
+    return named
+
+
 def test_card_shaped_hostile_patches_reach_every_look_and_are_never_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Noise, flat grey, stripes, half a face, a mirrored face and a face with its indexes
-    blacked out, on card outlines in six slots: each goes through every look down to the
-    templates' faces (``_template_starts``), none raises and none gets a code."""
+    """Each kind of hostile patch (:data:`HOSTILE_PATCHES`) goes through every look down to the
+    templates' faces (``_template_starts``); none raises and none gets a code."""
     from firmware_interfaces.camera import recognizer
 
     reached: list[int] = []
@@ -144,42 +199,13 @@ def test_card_shaped_hostile_patches_reach_every_look_and_are_never_named(monkey
         return real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(recognizer.Recognizer, "_template_starts", counted)
-    layout, rec, shoot = _table("svg-cards")
-    faces = deck_or_skip("kde-standard").faces()
-    rng = np.random.default_rng(5)
-    slots = [s.name for s in layout.slots][:6]
-    h, w = 360, 266
-    named = []
-    for i in range(6):
-        scene = shoot([PlacedCard(s, "5S", layout.slot(s).centre, float(rng.uniform(-12, 12))) for s in slots])
-        image = scene.image.copy()
-        for t in scene.cards:
-            face = cv2.resize(faces[str(rng.choice(list(faces)))], (w, h))
-            if i == 0:
-                patch = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-            elif i == 1:
-                patch = np.full((h, w, 3), int(rng.integers(0, 256)), np.uint8)
-            elif i == 2:
-                patch = np.zeros((h, w, 3), np.uint8)
-                patch[:, :: int(rng.integers(2, 20))] = 255
-            elif i == 3:
-                patch = face.copy()
-                patch[h // 2 :] = 240
-            elif i == 4:
-                patch = face[:, ::-1].copy()
-            else:
-                patch = face.copy()
-                patch[:70, :50] = 0
-                patch[-70:, -50:] = 0
-            draw_card(image, patch, np.array(t.corners))
-        named += [(i, r.code) for r in rec.recognize(image) if r.code is not None]
-    assert named == []
+    assert _hostile_patches_named(HOSTILE_PATCHES, seed=5) == []
     assert len(reached) >= 12, "the patches did not reach the last alignment"
 
 
 def test_card_shaped_hostile_patches_under_glare_are_aligned_under_glare_and_never_named(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same patches with a pool of glare clipping part of each to white: they reach the
+    """Hostile patches with a pool of glare clipping part of each to white: they reach the
     alignment under glare (``align_under_glare``) and none gets a code (an ad-hoc run of 120
     such frames: 4,378 glare alignments, none named, no exception)."""
     from firmware_interfaces.camera import recognizer
@@ -192,30 +218,5 @@ def test_card_shaped_hostile_patches_under_glare_are_aligned_under_glare_and_nev
         return real(*args)
 
     monkeypatch.setattr(recognizer, "align_under_glare", counted)
-    layout, rec, shoot = _table("svg-cards")
-    faces = deck_or_skip("kde-standard").faces()
-    rng = np.random.default_rng(7)
-    slots = [s.name for s in layout.slots][:6]
-    h, w = 360, 266
-    named = []
-    for i in range(4):
-        scene = shoot([PlacedCard(s, "5S", layout.slot(s).centre, float(rng.uniform(-12, 12))) for s in slots])
-        image = scene.image.copy()
-        for t in scene.cards:
-            face = cv2.resize(faces[str(rng.choice(list(faces)))], (w, h))
-            patch = (rng.integers(0, 256, (h, w, 3), dtype=np.uint8), face[:, ::-1].copy(),
-                     np.full((h, w, 3), 200, np.uint8), face.copy())[i]
-            if i == 3:
-                patch[:70, :50] = 0
-                patch[-70:, -50:] = 0
-            draw_card(image, patch, np.array(t.corners))
-            corners = np.array(t.corners, np.float64)
-            radius = int(0.35 * np.linalg.norm(corners[0] - corners[3]))
-            pool = np.zeros(image.shape[:2], np.float32)
-            centre = corners.mean(axis=0) + rng.uniform(-0.5, 0.5, 2) * radius
-            cv2.circle(pool, (int(centre[0]), int(centre[1])), radius, 1.0, -1)
-            pool = cv2.GaussianBlur(pool, (0, 0), radius / 3)
-            image = np.clip(image.astype(np.float32) + 400 * pool[..., None], 0, 255).astype(np.uint8)
-        named += [(i, r.code) for r in rec.recognize(image) if r.code is not None]
-    assert named == []
+    assert _hostile_patches_named(("noise", "mirrored", "grey", "no indexes"), seed=7, glare=True) == []
     assert len(calls) >= 20, "the patches did not reach the alignment under glare"
