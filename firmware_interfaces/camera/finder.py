@@ -381,9 +381,6 @@ class CardFinder:
         if self._empty_white is None:
             return None
         c = CALIBRATION_PX_PER_MM
-        shift = self._shift.copy()
-        shift[:2, 2] *= c / self._px_per_mm  # found in px of this finder's view
-        from_calibration = self._to_image @ np.diag([1 / c, 1 / c, 1.0])
         # warped at about the empty table's own resolution, then grown to the patch's: a ninth
         # of the pixels warped, and the same picture (it holds nothing finer)
         w, h = size
@@ -391,7 +388,7 @@ class CardFinder:
         small = (max(1, -(-w // k)), max(1, -(-h // k)))
         # (cv2.resize takes patch pixel x from small pixel (x + 0.5) / k - 0.5)
         half = (k - 1) / (2 * k)
-        to_small = np.array([[1 / k, 0, -half], [0, 1 / k, -half], [0, 0, 1.0]]) @ to_patch @ from_calibration @ shift
+        to_small = np.array([[1 / k, 0, -half], [0, 1 / k, -half], [0, 0, 1.0]]) @ to_patch @ self._empty_to_frame()
         white = cv2.warpPerspective(self._empty_white, to_small, small, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
         scale = self.surroundings.scale if self.surroundings is not None else None
@@ -430,6 +427,15 @@ class CardFinder:
         return bool((1 - 1.3 * tol) * cw <= short <= (1 + tol) * cw and (1 - tol) * ch <= long_ <= (1 + tol) * ch
                     and CARD_ASPECT[0] <= long_ / max(short, 1e-6) <= CARD_ASPECT[1])
 
+    def _empty_to_frame(self) -> np.ndarray:
+        """The homography from the empty table kept by calibration (top-down at
+        :data:`CALIBRATION_PX_PER_MM`) to this frame, moved by the camera's shift found by the
+        last :meth:`find` (in px of this finder's view, scaled to the calibration's)."""
+        c = CALIBRATION_PX_PER_MM
+        shift = self._shift.copy()
+        shift[:2, 2] *= c / self._px_per_mm
+        return np.asarray(self._to_image @ np.diag([1 / c, 1 / c, 1.0]) @ shift)
+
     def felt_showing(self, frame: np.ndarray, corners: np.ndarray) -> float:
         """How much of the empty felt's own texture still shows inside ``corners`` (image
         outline) in ``frame``: the correlation (-1..1) of the fine grain of the frame and of
@@ -445,13 +451,7 @@ class CardFinder:
         inner = centre + (c - centre) * (1.0 - 2 * GRAIN_INSET)  # clear of the card's edge and blur
         to_patch = cv2.getPerspectiveTransform(inner.astype(np.float32), patch)
         now = _warp_whiteness(as_bgr(frame), to_patch, (w, h))
-        cal = CALIBRATION_PX_PER_MM
-        # the empty table's whiteness is kept at the calibration's resolution: the shift found
-        # (px of this finder's view) is scaled to it
-        shift = self._shift.copy()
-        shift[:2, 2] *= cal / self._px_per_mm
-        from_calibration = self._to_image @ np.diag([1 / cal, 1 / cal, 1.0])
-        before = cv2.warpPerspective(self._empty_white, to_patch @ from_calibration @ shift, (w, h),
+        before = cv2.warpPerspective(self._empty_white, to_patch @ self._empty_to_frame(), (w, h),
                                      flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         a, b = _grain(now), _grain(before)
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
@@ -1479,10 +1479,8 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
         xa, xb = edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2)
         xs = np.arange(xa, xb)
         ys = np.arange(edge - reach, edge + reach + 1)
-        if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
-            step = v[edge - reach + d : edge + reach + d + 1, xa:xb] - v[edge - reach - d : edge + reach - d + 1, xa:xb]
-        else:
-            step = v[np.clip(ys + d, 0, vh - 1)][:, xs] - v[np.clip(ys - d, 0, vh - 1)][:, xs]
+        inside_now, outside_now = _either_side(v, edge, reach, xa, xb, d)
+        step = inside_now - outside_now
         need = 0.4
         unseen = int(np.count_nonzero(step.max(axis=0) >= 20.0) < need * len(xs))
         if before is not None:
@@ -1490,8 +1488,6 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
             was = _fall_before(_view_side(before, side), edge, reach, xa, xb, round(p), REFINE_EMPTY_SHARE * 20.0)
             if was is not None:
                 fall, inside = was
-                inside_now = v[edge - reach + d : edge + reach + d + 1, xa:xb] \
-                    if edge - reach - d >= 0 and edge + reach + d < vh else v[np.clip(ys + d, 0, vh - 1)][:, xs]
                 printed = (fall >= REFINE_EMPTY_SHARE * step) & (inside_now <= REFINE_AS_WHITE * inside)
                 if (printed & (step >= 20.0)).any():
                     step = np.where(printed, 0.0, step)
@@ -1557,6 +1553,17 @@ def _view_side(patch: np.ndarray, side: int) -> np.ndarray:
     return np.rot90(patch, -1)  # left side becomes top
 
 
+def _either_side(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every row within ``reach`` of ``edge`` in one side's view ``v`` (see
+    :func:`_view_side`; inside downwards) and column in [``xa``, ``xb``): the values ``d`` px
+    inside it and ``d`` px outside it (clipped to the view)."""
+    vh = v.shape[0]
+    if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
+        return v[edge - reach + d : edge + reach + d + 1, xa:xb], v[edge - reach - d : edge + reach - d + 1, xa:xb]
+    ys = np.arange(edge - reach, edge + reach + 1)
+    return v[np.clip(ys + d, 0, vh - 1), xa:xb], v[np.clip(ys - d, 0, vh - 1), xa:xb]
+
+
 def _fall_before(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int,
                  least: float) -> tuple[np.ndarray, np.ndarray] | None:
     """The empty table's fall in whiteness from inside to outside (``v``: its whiteness, one
@@ -1564,14 +1571,8 @@ def _fall_before(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int,
     measured ``d`` px either side (it is kept at 1 px per mm: its edges are soft), and its
     whiteness on the inside; the most of each within ``d`` rows (the camera's shift is found
     to about a millimetre). None where it falls by less than ``least`` everywhere (no print)."""
-    vh = v.shape[0]
-    if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
-        inside = v[edge - reach + d : edge + reach + d + 1, xa:xb]
-        fall = inside - v[edge - reach - d : edge + reach - d + 1, xa:xb]
-    else:
-        ys = np.arange(edge - reach, edge + reach + 1)
-        inside = v[np.clip(ys + d, 0, vh - 1), xa:xb]
-        fall = inside - v[np.clip(ys - d, 0, vh - 1), xa:xb]
+    inside, outside = _either_side(v, edge, reach, xa, xb, d)
+    fall = inside - outside
     if float(fall.max()) < least:
         return None
     near = np.ones((2 * d + 1, 1), np.uint8)
