@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+import cv2
 import numpy as np
 import pytest
 from cardart import deck_or_skip, templates_for
@@ -13,7 +14,7 @@ from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import warp_card
-from firmware_interfaces.camera import recognizer
+from firmware_interfaces.camera import alignment, recognizer
 from firmware_interfaces.camera.alignment import align_to_face, align_under_glare
 from firmware_interfaces.camera.finder import CardFinder, FoundCard, learn_empty_table
 from firmware_interfaces.camera.recognizer import Recognizer
@@ -116,6 +117,33 @@ def test_an_outline_off_a_card_glare_has_half_burnt_out_is_moved_onto_the_print_
     assert align_under_glare(white, np.array(t.corners, np.float64), templates.faces[t.code]) is None
     dim = (tf.scene.image * 0.8).astype(np.uint8)  # nothing near white: nothing burnt
     assert align_under_glare(dim, np.array(t.corners, np.float64), templates.faces[t.code]) is None
+
+
+def test_a_coarse_pass_that_diverges_does_not_spoil_the_alignment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ECC on the half-size pictures can come back with a warp no card's (a high-passed 6H under
+    # a glare's fall-off came back squeezed to 0.56 of its width); the fine pass must then
+    # start from the outline as it was, not from that warp
+    real = cv2.findTransformECC
+    full_height = alignment.CARD_SIZE[1] + 2 * alignment.ALIGN_MARGIN
+
+    def diverging(template: np.ndarray, image: np.ndarray, warp: np.ndarray, *args: object) -> object:
+        if template.shape[0] < full_height:  # the coarse pass
+            return 0.05, np.array([[0.56, 0.02, 14.0], [0.55, 1.18, -35.5]], np.float32)
+        return real(template, image, warp, *args)
+
+    monkeypatch.setattr(alignment.cv2, "findTransformECC", diverging)
+    templates = templates_for(DECK)
+    tf = _fair_frames()[0]
+    errors = []
+    for k, t in enumerate(tf.scene.cards):
+        assert t.code is not None
+        truth = np.array(t.corners, np.float64)
+        off = _moved(truth, 2 + k % 2, -2, 2 if k % 2 else -2, 1.0)
+        aligned = align_to_face(tf.scene.image, off, templates.faces[t.code])
+        after = None if aligned is None else round(_corner_error(aligned, truth), 1)
+        errors.append((round(_corner_error(off, truth), 1), after))
+    # moved onto the card, not left where it started
+    assert all(after is not None and after <= 2.0 and after < before - 1.0 for before, after in errors), errors
 
 
 def test_a_blank_picture_does_not_align() -> None:

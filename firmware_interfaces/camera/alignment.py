@@ -169,7 +169,9 @@ def _match(template: np.ndarray, patch: np.ndarray, mask: np.ndarray, showing: n
     warp = np.eye(2, 3, dtype=np.float32)
     try:
         # coarse: both halved (the shift found scaled back after); it may fail where the fine
-        # pass alone does not, so its failure only means starting the fine pass from nothing
+        # pass alone does not, so its failure, or a warp that scales or stretches past the
+        # bounds (diverged: a high-passed upside-down 6H under a glare's fall-off came back
+        # squeezed to 0.56), only means starting the fine pass from the outline as it was
         coarse = warp.copy()
         _, coarse = ecc(cv2.resize(template, half, interpolation=cv2.INTER_AREA),
                         cv2.resize(patch, half, interpolation=cv2.INTER_AREA),
@@ -177,7 +179,9 @@ def _match(template: np.ndarray, patch: np.ndarray, mask: np.ndarray, showing: n
                         None if showing is None else cv2.resize(showing, half, interpolation=cv2.INTER_NEAREST),
                         coarse, _CRITERIA_COARSE)
         coarse[:, 2] *= 2.0
-        if np.isfinite(coarse).all():
+        # the full size's bounds hold for the coarse warp: halving both pictures changes its
+        # shift (scaled back above), not its linear part
+        if _card_like(coarse):
             warp = coarse
     except cv2.error:
         pass
@@ -186,9 +190,14 @@ def _match(template: np.ndarray, patch: np.ndarray, mask: np.ndarray, showing: n
     except cv2.error:
         return None
     a = np.asarray(fine, np.float64)
-    if not np.isfinite(a).all() or cc < min_correlation:
-        return None
+    return a if cc >= min_correlation and _card_like(a) else None
+
+
+def _card_like(warp: np.ndarray) -> bool:
+    """Whether ``warp`` (2 x 3) is finite and scales and stretches the outline within
+    :data:`SCALE_RANGE` and :data:`MAX_STRETCH`."""
+    a = np.asarray(warp, np.float64)
+    if not np.isfinite(a).all():
+        return False
     low, high = sorted(np.linalg.svd(a[:, :2], compute_uv=False))
-    if not (SCALE_RANGE[0] <= low and high <= SCALE_RANGE[1] and high <= MAX_STRETCH * low):
-        return None
-    return a
+    return bool(SCALE_RANGE[0] <= low and high <= SCALE_RANGE[1] and high <= MAX_STRETCH * low)
