@@ -202,10 +202,11 @@ class DeckModel:
     index: DeckModel | None = None
 
     def near_limit(self, code: str) -> float:
-        """How near card ``code`` a doubtful read must lie: as near as 97 % of the held-out
-        views of that card did. A court card's views spread more than a pip card's (its
-        picture has more detail for blur and glare to change), so one limit for all cards
-        turned away court cards whose reads were clear."""
+        """How near card ``code`` a view must lie to count as near it: as near as 97 % of the
+        held-out views of that card did (the recogniser lets a doubtful read lie a little
+        farther: ``recognizer.NEAR_SLACK``). A court card's views spread more than a pip
+        card's (its picture has more detail for blur and glare to change), so one limit for
+        all cards turned away court cards whose reads were clear."""
         if self.near_by_card is None:
             return self.near_distance
         return float(self.near_by_card[CODES.index(code)])
