@@ -73,6 +73,24 @@ def test_a_card_sure_on_another_of_its_outlines_is_read_in_the_first_pass() -> N
     assert rec._read(frame, [off], quick=True)[0] is None
 
 
+def test_a_full_read_takes_a_sure_read_on_another_outline_without_a_second_look(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the second pass reads a card in full: sure on another of its finer outlines, it needs no
+    # nudged views (10 of the 39 full looks of held-out tigullio's timing frames)
+    rec = _recognizer()
+    frame = _table("7H", "KS")
+    off, on = _outline(_LEFT, -0.45 * CARD_SIZE[0]), _outline(_LEFT)
+    looks: list[object] = []
+    second_look = Recognizer._second_look
+    monkeypatch.setattr(Recognizer, "_second_look", lambda self, *a: looks.append(a) or second_look(self, *a))
+    code, _, corners = rec._read(frame, [off, on], quick=False)
+    assert code == "7H" and not looks
+    assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 3
+    # not sure on any outline: the second look is taken
+    rec._read(frame, [off], quick=False)
+    assert looks
+
+
 def test_a_quick_read_is_refused_when_another_outline_clearly_reads_another_card() -> None:
     rec = _recognizer()
     frame = _table("7H", "KS")
