@@ -169,8 +169,9 @@ class Recognizer:
         even the print's), or none to move the outline to, the finder's own sure read stands
         as a refined one (the refined outline is then read once). A sure read on another of
         the finder's outlines stands if it passes a doubtful read's tests
-        (:meth:`_sure_elsewhere`). Otherwise the card is looked at again around its most card-like outline, shifted and scaled a
-        little (:func:`_nudged`), and the view nearest to a card is read: it must be clear,
+        (:meth:`_sure_elsewhere`). Otherwise the card is looked at again around its most
+        card-like outline, shifted and scaled a little (:func:`_nudged`), and the view nearest
+        to a card is read: it must be clear,
         lie about as near its card as 97 % of the held-out views did (:data:`NEAR_SLACK`;
         a misaligned view can be read wrong at a clear margin, but it lies far), be twice past the margin limit when the
         runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
