@@ -225,6 +225,10 @@ def test_power_cycle_is_reported_as_a_new_session(cleanup: list) -> None:
 def test_driver_reset_mid_stream_is_lossless(cleanup: list) -> None:
     master, path = open_pty_pair()
     shoe, driver, rec = start_pair(cleanup, master, path, seed=4, decks=1)
+    # mid-stream: the session anchored first (under load the gate could unlock before the
+    # first HELLO reached us, and a RESET asked for then is the start-up handshake's own: one
+    # HELLO, not two)
+    assert rec.wait_for_type(Hello, 5.0)
     unlock(driver, shoe)
     drawn = [shoe.draw() for _ in range(10)]
     driver.reset()
