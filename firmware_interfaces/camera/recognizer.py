@@ -171,9 +171,9 @@ class Recognizer:
         the finder's outlines stands if it passes a doubtful read's tests
         (:meth:`_sure_elsewhere`). Otherwise the card is looked at again around its most
         card-like outline, shifted and scaled a little (:func:`_nudged`), and the view nearest
-        to a card is read: it must be clear,
-        lie about as near its card as 97 % of the held-out views did (:data:`NEAR_SLACK`;
-        a misaligned view can be read wrong at a clear margin, but it lies far), be twice past the margin limit when the
+        to a card is read: it must be clear, lie about as near its card as 97 % of the held-out
+        views did (:data:`NEAR_SLACK`; a misaligned view can be read wrong at a clear margin,
+        but it lies far), be twice past the margin limit when the
         runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
         clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
         name another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`),
