@@ -20,6 +20,8 @@ from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
     INDEX_OVERRULED,
+    SURE_MARGIN,
+    TWIN_LEAD,
     WIDE_SEARCH_VETO_MARGIN,
     Recognizer,
     _beyond_index_doubt,
@@ -297,3 +299,19 @@ def test_a_doubtful_read_may_lie_a_little_past_its_cards_near_limit_but_not_as_f
     assert rec._plausible(replace(m, distance=1.2 * near), limit, set())
     assert not rec._plausible(replace(m, distance=1.3 * near), limit, set())
     assert not rec._plausible(replace(m, distance=1.43 * near), limit, set())
+
+
+def test_a_read_its_suit_twins_own_discriminant_does_not_back_is_not_reported() -> None:
+    # a harness 3C, blurred and smeared, read 3S 2.01 times past the margin limit, past the twin
+    # margin; the pair's own discriminant put it at -0.13, on the club's side (session 42)
+    rec, _, limit, card, m = _clean_read("3C")
+    assert m.code == "3C" and m.twin_lead > TWIN_LEAD
+    assert rec._plausible(m, limit, set()) and rec._passes(m, card, limit, set(), set())
+    doubted = replace(m, twin_lead=-0.13)
+    assert not rec._plausible(doubted, limit, set())
+    assert not rec._passes(doubted, card, limit, set(), set())
+    assert not rec._plausible(replace(m, twin_lead=TWIN_LEAD), limit, set())
+    # a sure read too: however clear, it must look more like its card than like the twin
+    sure = replace(m, margin=2 * SURE_MARGIN * limit)
+    assert rec._sure(sure, card, limit)
+    assert not rec._sure(replace(sure, twin_lead=-0.13), card, limit)

@@ -123,7 +123,7 @@ def test_a_frame_of_the_wrong_size_is_refused_clearly() -> None:
         rec.recognize(np.zeros((480, 640, 3), np.uint8))
 
 
-def testsuit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
+def test_suit_twins_are_the_same_rank_in_the_other_suit_of_its_colour() -> None:
     from firmware_interfaces.camera.recognizer import suit_twins
 
     assert suit_twins("7C", "7S") and suit_twins("7S", "7C") and suit_twins("QH", "QD")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.augment import FAIR_DAY, random_view
-from calibration.deck_model import MODEL_VERSION, DeckModel, faces_digest
+from calibration.deck_model import MODEL_VERSION, DeckModel, both_ways, faces_digest, suit_twin
 from calibration.templates import CardTemplates
 from table_controller.rules.cards import CODES
 from tests.cardart import deck_or_skip, templates_for
@@ -46,6 +46,39 @@ def test_two_cards_with_the_same_picture_are_named_by_the_self_test() -> None:
     assert ["AC", "AS"] in [p["cards"] for p in report["pairs"]]
     assert all(set(p["cards"]) <= {"AC", "AS"} for p in report["pairs"] if p["misses"] > 1)
     assert "AC and AS" in next(p["why"] for p in report["pairs"] if p["cards"] == ["AC", "AS"])
+    # nor has the pair a twin discriminant: fitted on noise, it would tell them apart at random
+    assert model.twin_axes is not None and model.twin_offsets is not None
+    for code in ("AC", "AS"):
+        k = CODES.index(code)
+        assert not model.twin_axes[k].any() and model.twin_offsets[k] == 0.0  # a lead of 0: never past it
+    assert model.twin_axes[CODES.index("KH")].any()  # the other pairs are told apart
+    assert model.report["twins_not_told_apart"] == ["AC/AS"]
+
+
+def test_every_card_is_told_from_its_suit_twin_on_views_it_was_not_fitted_on() -> None:
+    # a card and its suit twin (7C and 7S) differ in their pips' shape alone: each pair has a
+    # discriminant of its own, on which a card's views lie about +1 and its twin's about -1
+    model = templates_for("kde-standard").model
+    assert model.twin_axes is not None and model.twin_offsets is not None
+    assert model.report["held_out_twin_doubt"] <= 0.01
+    assert model.report["twins_not_told_apart"] == []
+    rng = np.random.default_rng(23)
+    faces = deck_or_skip("kde-standard").faces()
+    leads, as_twin = [], []
+    for code in CODES:
+        for _ in range(3):
+            view = random_view(faces[code], rng, FAIR_DAY)
+            m = model.read(view)
+            if m.code != code:
+                continue
+            leads.append(m.twin_lead)
+            # the same view weighed as its twin: the twin's axis is this one's, turned round
+            k = CODES.index(suit_twin(code))
+            as_twin.append(float(both_ways(view)[int(m.flipped)] @ model.twin_axes[k] - model.twin_offsets[k]))
+    assert len(leads) >= 0.95 * 3 * len(CODES)
+    assert np.mean(np.array(leads) > 0) >= 0.99
+    assert np.allclose(leads, -np.array(as_twin), atol=1e-3)
+    assert 0.5 < float(np.median(leads)) < 2.0
 
 
 def test_each_card_has_its_own_near_limit_never_below_the_decks() -> None:
@@ -66,6 +99,19 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     assert np.array_equal(again.projection, model.projection)
     assert again.near_by_card is not None and model.near_by_card is not None
     assert np.array_equal(again.near_by_card, model.near_by_card)
+    assert again.twin_axes is not None and model.twin_axes is not None
+    assert np.array_equal(again.twin_axes, model.twin_axes)
+    # twin discriminants of the wrong shape, or with NaN: not a model
+    damaged = tmp_path / "damaged_twins.npz"
+    model.save(damaged)
+    with np.load(damaged) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(damaged, **{**arrays, "twin_axes": arrays["twin_axes"][:, :10]})
+    assert DeckModel.load(damaged) is None
+    offsets = arrays["twin_offsets"].copy()
+    offsets[3] = np.nan
+    np.savez(damaged, **{**arrays, "twin_offsets": offsets})
+    assert DeckModel.load(damaged) is None
     stale = tmp_path / "old.npz"
     np.savez(stale, version=MODEL_VERSION - 1, projection=model.projection)
     assert DeckModel.load(stale) is None
