@@ -44,6 +44,9 @@ def test_the_turned_view_is_the_upright_ones_blocks_turned() -> None:
     pictures = [rng.integers(0, 256, (160, 112, 3), dtype=np.uint8) for _ in range(20)]
     face = cv2.resize(deck_or_skip("svg-cards").face("QH"), (112, 160), interpolation=cv2.INTER_AREA)
     pictures.append(np.clip(face.astype(np.int16) + rng.integers(-20, 20, face.shape), 0, 255).astype(np.uint8))
+    # a red card under a veil of light: its redness is scaled by its ink, sampled alike either way up
+    red = cv2.resize(deck_or_skip("svg-cards").face("7H"), (112, 160), interpolation=cv2.INTER_AREA)
+    pictures.append(np.clip(red.astype(np.float32) * 0.25 + 190 + rng.normal(0, 2, red.shape), 0, 255).astype(np.uint8))
     for card in pictures:
         plain = np.stack([card_features(card), card_features(np.ascontiguousarray(card[::-1, ::-1]))])
         assert np.array_equal(both_ways(card)[0], plain[0])  # the upright view is the fit's own
@@ -77,12 +80,13 @@ def test_the_gain_lookup_table_is_opencvs_multiply() -> None:
 
 def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[float, float], base_deg: float,
                       card_mm: tuple[float, float], px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """The slot fit's side steps one side and one hypothesis (dx, dy, angle, width) at a time,
-    each point at its nearest pixel (halves up): the plain computation the fast one must match."""
+    """The slot fit's side steps one side and one hypothesis (dx, dy, angle, width, height) at a
+    time, each point at its nearest pixel (halves up): the plain computation the fast one must
+    match."""
     cw, ch = card_mm
     t = (np.arange(_SIDE_POINTS) + 0.5) / _SIDE_POINTS * 0.8 + 0.1
     u = t - 0.5
-    hw, hh = 0.5 * cw * hyps[:, 3], np.full(len(hyps), 0.5 * ch)
+    hw, hh = 0.5 * cw * hyps[:, 3], 0.5 * ch * hyps[:, 4]
     a = np.deg2rad(base_deg + hyps[:, 2])
     ca, sa = np.cos(a), np.sin(a)
     h, w = white.shape
@@ -104,13 +108,13 @@ def _plain_rect_steps(white: np.ndarray, hyps: np.ndarray, slot_centre: tuple[fl
         outside = np.minimum(*(sample(lx + nx * d, ly + ny * d) for d in _OUTSIDE_MM))
         steps[:, k] = np.median(inside.astype(np.float32) - outside.astype(np.float32), axis=1)
     ordered = np.sort(steps, axis=1)
-    return ordered[:, 1:].sum(axis=1), steps
+    return ordered[:, 1:].sum(axis=1) + ordered[:, 0] / 2, steps
 
 
 def test_the_slot_fit_samples_all_sides_at_once_as_one_at_a_time() -> None:
     rng = np.random.default_rng(7)
     white = cv2.GaussianBlur(rng.integers(0, 256, (300, 400), dtype=np.uint8), (0, 0), 3.0)
-    fine_around = np.array([3.0, -6.0, 4.0, 0.94])
+    fine_around = np.array([3.0, -6.0, 4.0, 0.94, 1.08])
     for centre, base, scale in (((120.0, 150.0), 0.0, 1.0), ((390.0, 20.0), 90.0, 1.0), ((100.0, 80.0), 0.0, 0.5),
                                 ((151.5, 140.25), 7.0, 1.0), ((200.0, 10.0), 0.0, 1.0)):
         for shifts, shapes in ((_COARSE_SHIFTS, _COARSE_SHAPES),
