@@ -336,6 +336,7 @@ class CardTemplates:
 def _self_test(templates: CardTemplates, model: DeckModel, trials: int, seed: int,
                progress: Callable[[int, int], None] | None) -> dict:  # type: ignore[type-arg]
     from calibration.augment import FAIR_DAY, random_view
+    from calibration.deck_model import suit_twin
 
     rng = np.random.default_rng(seed)
     correct, total, margins, confusions = 0, 0, [], []
@@ -348,10 +349,11 @@ def _self_test(templates: CardTemplates, model: DeckModel, trials: int, seed: in
             r = model.read(view)
             total += 1
             margins.append(r.margin)
-            if r.code == code and r.accepted:
+            # the recogniser reads a card only if it looks more like it than like its suit twin
+            if r.code == code and r.accepted and r.twin_lead > 0:
                 correct += 1
             else:
-                other = r.code if r.code != code else r.runner_up
+                other = r.code if r.code != code else suit_twin(code) if r.twin_lead <= 0 else r.runner_up
                 confusions.append(f"{code}->{other}")
                 key = (min(code, other), max(code, other))
                 pairs[key] = pairs.get(key, 0) + 1

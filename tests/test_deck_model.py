@@ -4,7 +4,9 @@ refuses what is not one of its cards, and says which cards it cannot tell apart.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from calibration import deck_model
 from calibration.augment import FAIR_DAY, random_view
 from calibration.deck_model import MODEL_VERSION, DeckModel, both_ways, faces_digest, suit_twin
 from calibration.templates import CardTemplates
@@ -101,7 +103,13 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     assert np.array_equal(again.near_by_card, model.near_by_card)
     assert again.twin_axes is not None and model.twin_axes is not None
     assert np.array_equal(again.twin_axes, model.twin_axes)
-    # twin discriminants of the wrong shape, or with NaN: not a model
+    # a file cut short, or of the right version without its twin discriminants: not a model
+    whole = (tmp_path / "deck_model.npz").read_bytes()
+    (tmp_path / "short.npz").write_bytes(whole[: len(whole) // 2])
+    assert DeckModel.load(tmp_path / "short.npz") is None
+    (tmp_path / "empty.npz").write_bytes(b"")
+    assert DeckModel.load(tmp_path / "empty.npz") is None
+    # twin discriminants of the wrong shape, or with NaN, or missing: not a model
     damaged = tmp_path / "damaged_twins.npz"
     model.save(damaged)
     with np.load(damaged) as z:
@@ -111,6 +119,8 @@ def test_the_model_survives_a_save_and_an_older_version_is_refitted(tmp_path) ->
     offsets = arrays["twin_offsets"].copy()
     offsets[3] = np.nan
     np.savez(damaged, **{**arrays, "twin_offsets": offsets})
+    assert DeckModel.load(damaged) is None
+    np.savez(damaged, **{k: v for k, v in arrays.items() if k != "twin_axes"})
     assert DeckModel.load(damaged) is None
     stale = tmp_path / "old.npz"
     np.savez(stale, version=MODEL_VERSION - 1, projection=model.projection)
@@ -137,3 +147,31 @@ def test_a_cached_model_belongs_to_exactly_those_faces() -> None:
     changed["QD"] = np.ascontiguousarray(faces["QD"][::-1])
     assert faces_digest(faces) == faces_digest(dict(faces))
     assert faces_digest(faces) != faces_digest(changed)
+
+
+def test_a_red_card_under_a_veil_of_light_keeps_its_redness_and_reads_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a veil of glare clips the paper white and lifts the pips to pale pink: the independent
+    # harness's 7H read as 7C, its 6H as 6C (session 42); the redness is restored on such a card
+    templates = templates_for("kde-standard")
+    model = templates.model
+    for code in ("7H", "6H", "5D", "QH", "7C"):
+        face = templates.faces[code]
+        clean = (face * 0.85).astype(np.uint8)
+        veiled = np.clip(face.astype(np.float32) * 0.25 + 190, 0, 255).astype(np.uint8)
+        red_clean, red_veiled = (float(deck_model._balanced(c)[1].mean()) for c in (clean, veiled))
+        m = model.read(veiled)
+        assert m.code == code and m.accepted and m.margin >= 3 * model.min_margin, (code, m)
+        if code == "7C":
+            assert red_veiled == red_clean == 0.0  # a black card stays black
+            continue
+        # (a court card's black outlines set its ink: its redness is restored to half)
+        assert red_veiled >= (0.45 if code == "QH" else 0.6) * red_clean, code
+        with monkeypatch.context() as patched:
+            patched.setattr(deck_model, "FULL_INK", 0.0)  # no restoring: what it was
+            assert float(deck_model._balanced(veiled)[1].mean()) <= 0.3 * red_clean, code
+    # a clean card's redness is left as it was (its ink lies 0.6-0.9 under its paper)
+    clean = (templates.faces["7H"] * 0.85).astype(np.uint8)
+    with monkeypatch.context() as patched:
+        patched.setattr(deck_model, "FULL_INK", 0.0)
+        plain = deck_model._balanced(clean)[1]
+    assert np.array_equal(deck_model._balanced(clean)[1], plain)
