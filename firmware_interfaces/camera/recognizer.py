@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN
+from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN, suit_twin
 from calibration.layout import Layout, Slot
 from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
@@ -814,7 +814,7 @@ def pip_neighbours(a: str, b: str) -> bool:
 
 def suit_twins(a: str, b: str) -> bool:
     """Same rank, other suit of the same colour: the pair a blurred card is least sure of."""
-    return a[0] == b[0] and a[1] != b[1] and (a[1] in "HD") == (b[1] in "HD")
+    return suit_twin(a) == b
 
 
 def same_rank(a: str, b: str) -> bool:
