@@ -19,15 +19,19 @@ from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
+    INDEX_LEAD,
     INDEX_OVERRULED,
     SURE_MARGIN,
     TWIN_LEAD,
+    TWIN_MARGIN,
     WIDE_SEARCH_VETO_MARGIN,
     Recognizer,
     _beyond_index_doubt,
     _index_covered,
     burnt_out,
+    pip_rivals,
     print_shows_around_glare,
+    two_pips_hidden,
 )
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 from firmware_interfaces.camera.scoring import Score
@@ -315,3 +319,21 @@ def test_a_read_its_suit_twins_own_discriminant_does_not_back_is_not_reported() 
     sure = replace(m, margin=2 * SURE_MARGIN * limit)
     assert rec._sure(sure, card, limit)
     assert not rec._sure(replace(sure, twin_lead=-0.13), card, limit)
+
+
+def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours_read_is() -> None:
+    # a pool of glare hid a 6D's two middle pips: read 4D 1.03 times past the margin limit,
+    # runner-up 6D, the indexes too washed out to veto it (a benchmark timing frame, session 43)
+    assert two_pips_hidden("4D", "6D") and pip_rivals("4D", "6D") and pip_rivals("6D", "5D")
+    assert not two_pips_hidden("6D", "4D") and not pip_rivals("4D", "6H")
+    assert not pip_rivals("4D", "7D") and not pip_rivals("9S", "JS")
+    rec, _, limit, card, m = _clean_read("4D")
+    assert m.code == "4D" and rec._passes(m, card, limit, set(), set())
+    hidden = replace(m, runner_up="6D", margin=1.03 * limit)
+    assert not rec._plausible(hidden, limit, set())
+    clear = replace(hidden, margin=TWIN_MARGIN * limit * 1.05)
+    assert rec._plausible(clear, limit, set())
+    # the clearer corner index is asked too: a clean 4D's favours 4D over 6D, a 6D's does not
+    assert rec._passes(clear, card, limit, set(), set())
+    six_card = _clean_read("6D")[3]
+    assert rec.calibration.templates.index_lead(six_card, "4D", "6D") <= INDEX_LEAD

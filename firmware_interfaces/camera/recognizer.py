@@ -66,7 +66,8 @@ SURE_MARGIN = 3.0
 #: second look must lie within the limit itself to count as near (session 41).
 NEAR_SLACK = 1.25
 #: A second look whose runner-up is its suit twin (7C and 7S, 7H and 7D) must be this many
-#: times past the margin limit: those pairs are what a misaligned, smeared view confuses.
+#: times past the margin limit: those pairs are what a misaligned, smeared view confuses. So must
+#: one whose runner-up is a pip rival (:func:`pip_rivals`): glare hides pips.
 TWIN_MARGIN = 2.0
 #: Every read must look more like its card than like that card's suit twin by this much, on
 #: the pair's own discriminant (``ModelReading.twin_lead``; held-out views of the card score a
@@ -79,12 +80,14 @@ TWIN_MARGIN = 2.0
 #: 42, before the redness under a veil changed the features). A read from one corner index alone
 #: (glare burnt the face, :meth:`Recognizer._index_read`) is not asked.
 TWIN_LEAD = 0.0
-#: A doubtful read whose runner-up is its pip neighbour (:func:`pip_neighbours`) must also be
-#: the better match of the clearer corner index by this much (NCC): on a held-out design, a
-#: glare spot hid a pip and 5S read as 4S, 8H as 7H (benchmarks/recognition.py, seed 11).
+#: A doubtful read whose runner-up is its pip neighbour or has two pips more (:func:`pip_rivals`)
+#: must also be the better match of the clearer corner index by this much (NCC): on a held-out
+#: design, a glare spot hid a pip and 5S read as 4S, 8H as 7H (benchmarks/recognition.py, seed
+#: 11); a pool of glare hid a 6D's two middle pips and it read 4D, 1.03 times past the margin
+#: limit, its runner-up 6D, index lead -0.001 (one of the benchmark's timing frames, session 43).
 INDEX_LEAD = 0.0
 #: A read this many times past the margin limit, and near its card, stands against its corner
-#: indexes' doubts (an index naming another code, a pip neighbour's index lead): on a held-out
+#: indexes' doubts (an index naming another code, a pip rival's index lead): on a held-out
 #: design under blur both indexes of a 9D read as a 10 and of a 3S as clubs while the whole card
 #: read 16-44 times past the limit (no-reads). Doubted reads seen wrong (glare burnt pips away:
 #: 6H read 4H, 5S read 4S) were at most 9.1 times past it; right ones from 11.5 times
@@ -185,7 +188,7 @@ class Recognizer:
         to a card is read: it must be clear, lie about as near its card as 97 % of the held-out
         views did (:data:`NEAR_SLACK`; a misaligned view can be read wrong at a clear margin,
         but it lies far), be twice past the margin limit when the
-        runner-up is its suit twin or its pip neighbour (:data:`TWIN_MARGIN`; a pip neighbour's
+        runner-up is its suit twin or its pip rival (:data:`TWIN_MARGIN`; a pip rival's
         clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
         name another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`),
         look more like its card than like its suit twin (:data:`TWIN_LEAD`; a sure read too),
@@ -351,7 +354,7 @@ class Recognizer:
         """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]``, the
         refined outline's, was not taken: not sure, or not confirmed), the first read that is
         sure (:meth:`_sure`), taken only if it also passes a doubtful read's tests
-        (:meth:`_passes`: no outline read another code clearly, a pip neighbour's index favours
+        (:meth:`_passes`: no outline read another code clearly, a pip rival's index favours
         it, the templates give its rank; the nudged views' test is not made, there are none);
         else None. Other masks cut a card differently: one took in a printed line beside the
         card, another stopped at it. Without the second tests a held-out design's 5S, its
@@ -509,11 +512,11 @@ class Recognizer:
 
     def _plausible(self, m: ModelReading, limit: float, clear_elsewhere: set[str]) -> bool:
         """The first and cheapest of :meth:`_passes`'s tests, which need no more reads: clear
-        enough (twice the limit against a suit twin or a pip neighbour), near enough its card,
+        enough (twice the limit against a suit twin or a pip rival), near enough its card,
         more like its card than like its suit twin (:data:`TWIN_LEAD`), no outline clearly
         reading another code."""
         model = self.calibration.templates.model
-        twin = suit_twins(m.code, m.runner_up) or pip_neighbours(m.code, m.runner_up)
+        twin = suit_twins(m.code, m.runner_up) or pip_rivals(m.code, m.runner_up)
         need = limit * (TWIN_MARGIN if twin else 1.0)
         return bool(m.accepted and m.margin >= need and m.distance <= NEAR_SLACK * model.near_limit(m.code)
                     and m.twin_lead > TWIN_LEAD and clear_elsewhere <= {m.code})
@@ -524,7 +527,7 @@ class Recognizer:
         clearly a corner index must name another code to veto it."""
         templates = self.calibration.templates
         model = templates.model
-        neighbours = pip_neighbours(m.code, m.runner_up)
+        neighbours = pip_rivals(m.code, m.runner_up)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
@@ -804,12 +807,28 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
 
 
+PIPS = "A23456789T"
+
+
 def pip_neighbours(a: str, b: str) -> bool:
     """Same suit, pip cards one pip apart (4S and 5S): a glare spot that hides a pip makes
     the one look like the other, face and all; their corner indexes still differ."""
-    pips = "A23456789T"
-    return (a[1] == b[1] and a[0] in pips and b[0] in pips
-            and abs(pips.index(a[0]) - pips.index(b[0])) == 1)
+    return (a[1] == b[1] and a[0] in PIPS and b[0] in PIPS
+            and abs(PIPS.index(a[0]) - PIPS.index(b[0])) == 1)
+
+
+def two_pips_hidden(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a``'s suit with two pips more (4D and 6D): a pool of glare over the
+    middle of a 6D hides its two middle pips, and what is left is a 4D's face."""
+    return (a[1] == b[1] and a[0] in PIPS and b[0] in PIPS
+            and PIPS.index(b[0]) - PIPS.index(a[0]) == 2)
+
+
+def pip_rivals(a: str, b: str) -> bool:
+    """Whether a read of ``a`` whose runner-up is ``b`` may be a face that lost pips to glare
+    (:func:`pip_neighbours`, :func:`two_pips_hidden`): the read must be twice past the margin
+    limit (:data:`TWIN_MARGIN`) and the clearer corner index favour it (:data:`INDEX_LEAD`)."""
+    return pip_neighbours(a, b) or two_pips_hidden(a, b)
 
 
 def suit_twins(a: str, b: str) -> bool:
