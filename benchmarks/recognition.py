@@ -323,9 +323,10 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
         result["self_test_accuracy"] = self_test(trials=2)["accuracy"]
     result["examples_of_errors"] = score.errors[:8]
     extra_tally = extra_score.to_dict()
-    kept = ("cards", "read_correctly", "read_rate", "no_reads", "missed", "wrong_reads", "phantom_cards")
-    result["extra_timing_frames"] = {k: extra_tally[k] for k in kept}
-    result["extra_timing_frames"]["examples_of_errors"] = extra_score.errors[:8]  # type: ignore[index]
+    kept = ("cards", "read_correctly", "correct_no_read", "read_rate", "no_reads", "missed", "wrong_reads",
+            "phantom_cards")
+    result["extra_timing_frames"] = {**{k: extra_tally[k] for k in kept},
+                                     "examples_of_errors": extra_score.errors[:8]}
     if special:
         result["special"] = bench_special(name, deck, templates, layouts, frames, seed + 1)
     fps720 = float(timing["1280x720"].get("fps") or 0)  # type: ignore[arg-type]
@@ -431,8 +432,10 @@ def main() -> int:
         if problems:
             result["art_problems"] = problems
         decks[name] = result
+        extra = result["extra_timing_frames"]
         print(f"{name}: read rate {result['read_rate']}, wrong {result['wrong_reads']}, "
-              f"phantom {result['phantom_cards']}", file=sys.stderr)
+              f"phantom {result['phantom_cards']}; extra timing frames: wrong {extra['wrong_reads']}, "  # type: ignore[index]
+              f"phantom {extra['phantom_cards']}", file=sys.stderr)  # type: ignore[index]
     out["decks"] = decks
     out["skipped_decks"] = skipped
     held_out = [d for d in decks.values() if d["design"] == "held-out"]  # type: ignore[index]

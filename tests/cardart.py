@@ -1,10 +1,11 @@
-"""Card art and calibrations shared by the camera tests (scenes come from
+"""Card art, calibrations and glared faces shared by the camera tests (scenes come from
 ``firmware_interfaces.camera.scenes``, the generator the benchmark uses too)."""
 
 from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pytest
 
 from calibration.layout import Layout
@@ -43,3 +44,14 @@ def templates_for(name: str) -> CardTemplates:
 def calibration_for(name: str, empty_frame, layout: Layout) -> Calibration:  # type: ignore[no-untyped-def]
     """Calibrate like a studio: templates from the deck, table plane from an empty frame's markers."""
     return Calibration(calibrate_from_markers(empty_frame, layout), templates_for(name))
+
+
+def glared(face: np.ndarray, glows: list[tuple[float, float, float, float]]) -> np.ndarray:
+    """``face`` as a camera exposes it (paper a little under white) with glare added: each glow
+    (x, y as shares of the card, sigma as a share of its width, peak grey levels)."""
+    card = face.astype(np.float32) * 0.85
+    h, w = card.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    for fx, fy, fs, peak in glows:
+        card += (peak * np.exp(-((xx - fx * w) ** 2 + (yy - fy * h) ** 2) / (2 * (fs * w) ** 2)))[..., None]
+    return np.clip(card, 0, 255).astype(np.uint8)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from cardart import deck_or_skip, templates_for
+from cardart import deck_or_skip, glared, templates_for
 
 from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN, DeckModel, ModelReading
 from calibration.layout import load_layout
@@ -30,6 +30,7 @@ from firmware_interfaces.camera.recognizer import (
     _index_covered,
     burnt_out,
     pip_rivals,
+    pips_hidden,
     print_shows_around_glare,
     two_pips_hidden,
 )
@@ -337,3 +338,29 @@ def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours
     assert rec._passes(clear, card, limit, set(), set())
     six_card = _clean_read("6D")[3]
     assert rec.calibration.templates.index_lead(six_card, "4D", "6D") <= INDEX_LEAD
+
+
+def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed() -> None:
+    # a 6H, its right middle pip burnt out and its left one faint, read 4H 8.6 times past the
+    # margin limit, runner-up 5H (session 43)
+    rec, _, limit, card, m = _clean_read("4H")
+    six = glared(templates_for(DECK).faces["6H"], [(0.68, 0.5, 0.12, 600.0), (0.3, 0.5, 0.1, 150.0)])
+    assert m.code == "4H" and rec._passes(m, card, limit, set(), set()) and rec._ink_explained(m, card)
+    assert not rec._ink_explained(m, six)
+    # a doubtful read is asked
+    as_four = replace(m, runner_up="5H")
+    assert rec._passes(as_four, card, limit, set(), set())
+    rec._ink_explained = lambda read, view: False  # type: ignore[method-assign]
+    try:
+        assert not rec._passes(as_four, card, limit, set(), set())
+    finally:
+        del rec._ink_explained
+    # a sure read too, when its runner-up has a pip or two more ...
+    sure = replace(as_four, margin=2 * SURE_MARGIN * limit)
+    assert rec._sure(sure, card, limit) and not rec._sure(sure, six, limit)
+    assert pips_hidden("4H", "5H") and pips_hidden("4H", "6H") and not pips_hidden("5H", "4H")
+    # ... and not otherwise (glare cannot add pips; the check costs a millisecond)
+    assert not rec._ink_explained(replace(sure, runner_up="4D"), six)
+    assert rec._sure(replace(sure, runner_up="4D"), six, limit)
+    # a court card is not asked (a court picture's blurred ink left up to 0.12 on right reads)
+    assert rec._ink_explained(replace(m, code="KH"), six)

@@ -32,6 +32,7 @@ from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.alignment import align_to_face, align_under_glare
 from firmware_interfaces.camera.change import ChangeDetector
+from firmware_interfaces.camera.face_ink import explained, unexplained_ink, whiteness
 from firmware_interfaces.camera.finder import (
     CALIBRATION_PX_PER_MM,
     SAME_CARD_MM,
@@ -40,6 +41,7 @@ from firmware_interfaces.camera.finder import (
     as_bgr,
     refine_outline,
 )
+from firmware_interfaces.cards import RANKS
 
 if TYPE_CHECKING:
     from calibration.deck_model import DeckModel, ModelReading
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
 #: Default share of the deck model's own margin limit a read must reach (1 = the limit set
 #: at calibration; raise it for more caution).
 DEFAULT_THRESHOLD = 1.0
+#: The pip cards' ranks, ace to ten: the cards glare can turn into others by hiding pips.
+PIPS = RANKS[:10]
 #: An unread outline through which the empty felt's grain still shows this clearly
 #: (:meth:`CardFinder.felt_showing`, -1..1) is no card. Measured on the tuned-on decks' hard
 #: scenes: cards 0.18 at most (99th percentile 0.13-0.18), a pool of glare in an empty slot 0.83.
@@ -86,6 +90,18 @@ TWIN_LEAD = 0.0
 #: 11); a pool of glare hid a 6D's two middle pips and it read 4D, 1.03 times past the margin
 #: limit, its runner-up 6D, index lead -0.001 (one of the benchmark's timing frames, session 43).
 INDEX_LEAD = 0.0
+#: A doubtful read of a pip card (and a sure one whose runner-up has a pip or two more) must
+#: leave no more ink than this on the card unexplained by its face (``face_ink.unexplained_ink``:
+#: the most, averaged over a cell a seventh of the card wide, at the face's best slide, either
+#: way up): glare lifts ink, it never adds it. A 6H, its right middle pip and both indexes burnt
+#: out, its left middle pip faint, read 4H 8.6 times past the margin limit with a pip neighbour's
+#: runner-up (5H), its index lead 0.000: it leaves 0.145 of ink unexplained, and a 5S read 4S
+#: (its middle pip under glare) 0.108-0.115. Of 629 checks of right reads on six of our sets (three
+#: with burnt glare) the most was 0.056 (session 43, docs/camera.md). A pip burnt away wholly
+#: leaves nothing to see (a 3S read 2S: 0.006): that is for the other tests. Court cards are not
+#: asked: a court picture's ink, blurred, left up to 0.12 on right reads, and no court card was
+#: read wrong so. A pip card under a hand fails it (skin is ink): a no-read, as it would be anyway.
+UNEXPLAINED_INK = 0.08
 #: A read this many times past the margin limit, and near its card, stands against its corner
 #: indexes' doubts (an index naming another code, a pip rival's index lead): on a held-out
 #: design under blur both indexes of a 9D read as a 10 and of a 3S as clubs while the whole card
@@ -149,6 +165,7 @@ class Recognizer:
         self.change = ChangeDetector(calibration.table, (layout.width_mm, layout.height_mm)) if reuse_unchanged \
             else None
         self._last: list[CardReading] = []
+        self._face_ink: dict[str, np.ndarray] = {}
         self.frames_read = 0
         self.frames_reused = 0
 
@@ -192,6 +209,8 @@ class Recognizer:
         clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
         name another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`),
         look more like its card than like its suit twin (:data:`TWIN_LEAD`; a sure read too),
+        leave no ink on the card its face does not explain if it is a pip card
+        (:meth:`_ink_explained`; a sure read too, where its runner-up has a pip or two more),
         no other view of the second look
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`same_rank`), and no outline may have read another code clearly.
@@ -295,9 +314,10 @@ class Recognizer:
                                   under_glare=glare)
         if read is None:
             # where a card's border around the outline or in its slot says a card lies: the
-            # fits are coarse and cost a search each (after the alignments from the outline and
-            # the slot: those read 14 of the 17 cards held-out tigullio's 720p timing frames
-            # left to both, the fits 3, session 43); their second look, then their alignment
+            # fits are coarse and cost a search each, so they come after the alignments from the
+            # outline, slot and corners (on held-out tigullio's 720p timing frames the fits read
+            # 3 of the 20 cards the second look left; with the alignments first the same cards
+            # were read, none by the fits, session 43); their second look, then their alignment
             fitted = self.finder.fit_cards(frame, reads[0][1], slot)
             read = self._fitted_read(frame, fitted, limit, clear_elsewhere)
             if read is None:
@@ -349,11 +369,14 @@ class Recognizer:
         """Whether the read ``m`` of ``card`` stands without a second look: far past the
         margin limit (:data:`SURE_MARGIN`), more like its card than like its suit twin
         (:data:`TWIN_LEAD`), no corner index naming another code (unless the read is beyond
-        its doubt), no index hidden."""
+        its doubt), no index hidden, and where the runner-up is the same suit with a pip or two
+        more (:func:`pips_hidden`), no ink on the card its face does not explain
+        (:meth:`_ink_explained`)."""
         model = self.calibration.templates.model
         return bool(m.accepted and m.margin >= SURE_MARGIN * limit and m.twin_lead > TWIN_LEAD
                     and (_beyond_index_doubt(model, m, limit) or not model.index_names_another(m))
-                    and not _index_covered(model, m, card))
+                    and not _index_covered(model, m, card)
+                    and (not pips_hidden(m.code, m.runner_up) or self._ink_explained(m, card)))
 
     def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                         limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
@@ -361,7 +384,8 @@ class Recognizer:
         refined outline's, was not taken: not sure, or not confirmed), the first read that is
         sure (:meth:`_sure`), taken only if it also passes a doubtful read's tests
         (:meth:`_passes`: no outline read another code clearly, a pip rival's index favours
-        it, the templates give its rank; the nudged views' test is not made, there are none);
+        it, the templates give its rank, its face explains the card's ink; the nudged views'
+        test is not made, there are none);
         else None. Other masks cut a card differently: one took in a printed line beside the
         card, another stopped at it. Without the second tests a held-out design's 5S, its
         middle pip under glare, was read 4S from such an outline (3.8 times past the margin
@@ -533,14 +557,25 @@ class Recognizer:
         clearly a corner index must name another code to veto it."""
         templates = self.calibration.templates
         model = templates.model
-        neighbours = pip_rivals(m.code, m.runner_up)
+        rivals = pip_rivals(m.code, m.runner_up)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
                     and not _index_covered(model, m, card)
                     and same_rank(templates.read(card).code, m.code)
-                    and (not neighbours or beyond_doubt
-                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD))
+                    and (not rivals or beyond_doubt
+                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
+                    and self._ink_explained(m, card))
+
+    def _ink_explained(self, m: ModelReading, card: np.ndarray) -> bool:
+        """Whether the face ``m`` reads ``card`` as explains the ink on it (pip cards only,
+        :data:`UNEXPLAINED_INK`; either way up: a pip card turned reads much as upright, and a
+        glared 6H came back turned): a pip glare washed out but left faint is still ink."""
+        if m.code[0] not in PIPS:
+            return True
+        if m.code not in self._face_ink:
+            self._face_ink[m.code] = explained(self.calibration.templates.faces[m.code])
+        return unexplained_ink(card, self._face_ink[m.code]) <= UNEXPLAINED_INK
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
@@ -674,8 +709,7 @@ def burnt_out(card: np.ndarray, least: float = BURNT_SHARE) -> np.ndarray | None
     when that is at least ``least`` of it and less than three quarters of it (a card
     over-exposed as a whole clips all its paper, not its ink: exposure multiplies, glare adds;
     its pips are all still there); else None."""
-    white = cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2])
-    burnt = white >= BURNT_WHITE
+    burnt = whiteness(card) >= BURNT_WHITE
     share = np.count_nonzero(burnt) / burnt.size
     return burnt if least <= share < 0.75 else None
 
@@ -697,7 +731,7 @@ PRINT_CELLS_SEEN = 3
 def _whiteness_on_paper(card: np.ndarray, leave_out: np.ndarray | None = None) -> np.ndarray:
     """A BGR card's whiteness (darkest channel) over its paper's (the level 92 % of it lie at
     or under, ``leave_out`` pixels not counted), blurred a little: 1 is paper, ink is less."""
-    white = cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2])
+    white = whiteness(card)
     counted = white if leave_out is None else white[~leave_out]
     level = max(float(np.percentile(counted, 92)), 8.0) if counted.size else 255.0
     return np.asarray(cv2.GaussianBlur(white.astype(np.float32) / level, (0, 0), 2.0))
@@ -813,21 +847,30 @@ def _nudged(corners: np.ndarray) -> list[np.ndarray]:
     return [cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image).reshape(-1, 2) for c in out]
 
 
-PIPS = "A23456789T"
+def _pips_more(a: str, b: str) -> int | None:
+    """How many pips more pip card ``b`` has than ``a`` of the same suit (None: not two pip
+    cards of one suit)."""
+    if a[1] != b[1] or a[0] not in PIPS or b[0] not in PIPS:
+        return None
+    return PIPS.index(b[0]) - PIPS.index(a[0])
 
 
 def pip_neighbours(a: str, b: str) -> bool:
     """Same suit, pip cards one pip apart (4S and 5S): a glare spot that hides a pip makes
     the one look like the other, face and all; their corner indexes still differ."""
-    return (a[1] == b[1] and a[0] in PIPS and b[0] in PIPS
-            and abs(PIPS.index(a[0]) - PIPS.index(b[0])) == 1)
+    return _pips_more(a, b) in (-1, 1)
 
 
 def two_pips_hidden(a: str, b: str) -> bool:
     """Whether ``b`` is ``a``'s suit with two pips more (4D and 6D): a pool of glare over the
     middle of a 6D hides its two middle pips, and what is left is a 4D's face."""
-    return (a[1] == b[1] and a[0] in PIPS and b[0] in PIPS
-            and PIPS.index(b[0]) - PIPS.index(a[0]) == 2)
+    return _pips_more(a, b) == 2
+
+
+def pips_hidden(a: str, b: str) -> bool:
+    """Whether a card read as ``a`` could be ``b`` with one or two of its pips hidden by glare
+    (``b``: the same suit, one or two pips more)."""
+    return _pips_more(a, b) in (1, 2)
 
 
 def pip_rivals(a: str, b: str) -> bool:

@@ -1,0 +1,92 @@
+"""Ink on a card that the face it was read as does not explain.
+
+Glare adds light: it can lift a pip to nothing, so a 6H whose middle pips a pool of glare
+washed out has a 4H's face, and reads as one, far past the margin limit (its indexes burnt
+too). But glare never adds ink. A pip it left faint still stands out of the paper around it
+where the 4H has only paper: ink the read face does not explain. A read whose card shows such
+ink is not the card's (:func:`unexplained_ink`, asked by ``Recognizer`` of a doubtful read of a
+pip card).
+
+Ink is measured against the card's *local* paper (a morphological closing wider than a pip),
+not one level for the card: glare's fall-off leaves the paper beside it darker than the paper
+under it, and one level made that paper read as ink. The read face's ink is widened a little,
+and the face is slid a few pixels each way (the best slide kept), so an outline a few pixels
+off or a blurred pip's spread leaves nothing unexplained.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Everything is worked at the canonical card's size divided by this (the card 56 px wide):
+#: the slides are whole pixels there, and it costs a tenth of the full size.
+SCALE = 2
+#: The card's paper at a pixel: the closing of its whiteness by a square this wide (px at
+#: :data:`SCALE`): wider than a pip (about 10 px) or an index, so the closing fills them.
+PAPER_SQUARE = 15
+#: The whiteness is smoothed by this sigma (px at SCALE) before the paper is taken from it.
+NOISE_SIGMA = 1.0
+#: The read face's ink is widened by this many px each way (a blurred pip spreads).
+FACE_SPREAD = 2
+#: The face is slid up to this many px each way (an outline a few px off); no more than RIM.
+SLIDE = 3
+#: Px of the card's edge left out (felt beside an outline a few px off is no ink): the rest,
+#: 48 x 72 px, is cut into whole cells, none of it left out on one side only.
+RIM = 4
+#: Unexplained ink is averaged over cells this many px square (16 canonical px, a seventh of
+#: the card's width); the largest cell mean is reported.
+CELL = 8
+
+_SQUARE = np.ones((PAPER_SQUARE, PAPER_SQUARE), np.uint8)
+_SPREAD = np.ones((2 * FACE_SPREAD + 1, 2 * FACE_SPREAD + 1), np.uint8)
+
+
+def whiteness(card: np.ndarray) -> np.ndarray:
+    """A BGR picture's darkest channel per pixel: paper is white in all three, ink (red too) is
+    dark in one at least."""
+    return np.asarray(cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2]))
+
+
+def ink(card: np.ndarray) -> np.ndarray:
+    """How far each pixel of a canonical BGR card, shrunk :data:`SCALE` times, lies under its
+    local paper (0 paper, 1 black): its :func:`whiteness` over the closing of it."""
+    white = whiteness(card)
+    small = cv2.resize(white, (white.shape[1] // SCALE, white.shape[0] // SCALE),
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    # the closing is a local maximum: of a noisy picture it takes the noise's peaks for the paper,
+    # and plain paper then shows ink (a dim, noisy 10H read right left 0.072 so, 0.056 smoothed)
+    small = np.asarray(cv2.GaussianBlur(small, (0, 0), NOISE_SIGMA), np.float32)
+    paper = cv2.blur(cv2.morphologyEx(small, cv2.MORPH_CLOSE, _SQUARE), (3, 3))
+    return np.asarray(np.clip(1.0 - small / np.maximum(paper, 8.0), 0.0, 1.0), np.float32)
+
+
+def explained(face: np.ndarray) -> np.ndarray:
+    """The ink of a canonical face (:func:`ink`) widened by :data:`FACE_SPREAD`: the most ink a
+    card read as that face may show at each pixel."""
+    return np.asarray(cv2.dilate(ink(face), _SPREAD))
+
+
+def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, turned: bool | None = None) -> float:
+    """The most ink, averaged over a :data:`CELL`-px cell, that ``card`` (canonical BGR) shows
+    beyond what the read face allows there (``face_ink``: :func:`explained` of the face), at
+    the face's best slide within :data:`SLIDE` px. ``turned``: whether the card lies turned
+    180° to the face; None, either way (the less): a pip card turned reads much as upright,
+    and the read's own way up is not always its card's."""
+    seen = ink(card)
+    if seen.shape != face_ink.shape:
+        raise ValueError(f"card {card.shape[:2]} and face ink {face_ink.shape} are not of one canonical size")
+    seen = seen[RIM:-RIM, RIM:-RIM]
+    rows, cols = seen.shape[0] // CELL, seen.shape[1] // CELL
+    h, w = rows * CELL, cols * CELL
+    seen = np.ascontiguousarray(seen[:h, :w])
+    least = np.inf
+    for way in ((False, True) if turned is None else (turned,)):
+        face = np.ascontiguousarray(face_ink[::-1, ::-1]) if way else face_ink
+        for dy in range(-SLIDE, SLIDE + 1):
+            for dx in range(-SLIDE, SLIDE + 1):
+                left = cv2.max(cv2.subtract(seen, face[RIM - dy : RIM - dy + h, RIM - dx : RIM - dx + w]), 0.0)
+                # shrinking by whole cells with INTER_AREA is each cell's mean (a sixth of numpy's cost)
+                cells = cv2.resize(left, (cols, rows), interpolation=cv2.INTER_AREA)
+                least = min(least, cv2.minMaxLoc(cells)[1])
+    return float(least)
