@@ -45,7 +45,7 @@ def test_a_camera_view_of_a_pip_card_leaves_no_ink_its_own_face_does_not_explain
     rng = np.random.default_rng(14)
     pip_codes = [code for code in faces if code[0] in PIPS]
     assert len(pip_codes) == 40
-    worst = max(unexplained_ink(_camera_view(faces[code], rng, turned), explained(faces[code]), turned)
+    worst = max(unexplained_ink(_camera_view(faces[code], rng, turned), explained(faces[code]), (turned,))
                 for code in pip_codes for turned in (False, True))
     assert worst <= UNEXPLAINED_INK / 2
 
@@ -61,7 +61,7 @@ def test_no_pip_card_is_explained_by_the_face_with_one_or_two_pips_fewer(deck_na
             assert unexplained_ink(card, explained(faces[fewer])) > UNEXPLAINED_INK, (code, fewer)
             # turned 180 degrees, compared the right way up
             turned = np.ascontiguousarray(card[::-1, ::-1])
-            assert unexplained_ink(turned, explained(faces[fewer]), True) > UNEXPLAINED_INK, (code, fewer)
+            assert unexplained_ink(turned, explained(faces[fewer]), (True,)) > UNEXPLAINED_INK, (code, fewer)
 
 
 def test_the_cells_are_averaged_as_plain_means_of_the_slid_difference() -> None:
@@ -88,7 +88,7 @@ def test_the_cells_are_averaged_as_plain_means_of_the_slid_difference() -> None:
         card = np.clip(faces[card_code] * rng.uniform(0.5, 1.0) + rng.normal(0, 8, faces[card_code].shape), 0, 255)
         card = card.astype(np.uint8)
         read = explained(faces[read_code])
-        assert abs(unexplained_ink(card, read, bool(k % 2)) - reference(card, read, bool(k % 2))) < 1e-5
+        assert abs(unexplained_ink(card, read, (bool(k % 2),)) - reference(card, read, bool(k % 2))) < 1e-5
 
 
 @pytest.mark.parametrize("deck_name", DECKS)
@@ -100,7 +100,7 @@ def test_either_way_up_is_the_less_of_the_two_and_a_turned_card_is_explained_by_
     own, four = explained(faces["6H"]), explained(faces["4H"])
     for card in (six, turned):
         both = unexplained_ink(card, own)
-        assert both == min(unexplained_ink(card, own, False), unexplained_ink(card, own, True))
+        assert both == min(unexplained_ink(card, own, (False,)), unexplained_ink(card, own, (True,)))
         assert both <= UNEXPLAINED_INK / 4
         # a face with fewer pips explains it neither way up
         assert unexplained_ink(card, four) > UNEXPLAINED_INK
@@ -117,3 +117,14 @@ def test_a_card_of_another_size_than_the_face_is_refused_and_the_cells_cover_the
     rows, cols = explained(faces["4H"]).shape
     assert (rows - 2 * face_ink.RIM) % face_ink.CELL == 0 and (cols - 2 * face_ink.RIM) % face_ink.CELL == 0
     assert face_ink.SLIDE <= face_ink.RIM
+
+
+def test_the_search_stops_at_the_first_slide_that_explains_enough_and_only_then() -> None:
+    faces = templates_for(DECKS[0]).faces
+    six = glared(faces["6H"], [(0.68, 0.5, 0.12, 600.0), (0.3, 0.5, 0.1, 150.0)])
+    own, four = explained(faces["6H"]), explained(faces["4H"])
+    # enough met: some value at or under it (not always the least), the same verdict
+    quick = unexplained_ink(six, own, enough=UNEXPLAINED_INK)
+    assert unexplained_ink(six, own) <= quick <= UNEXPLAINED_INK
+    # never met: the whole search, the least
+    assert unexplained_ink(six, four, enough=UNEXPLAINED_INK) == unexplained_ink(six, four) > UNEXPLAINED_INK

@@ -67,12 +67,20 @@ def explained(face: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.dilate(ink(face), _SPREAD))
 
 
-def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, turned: bool | None = None) -> float:
+#: The face's slides, nearest first (a read that is right is most often explained at or near
+#: no slide at all: :func:`unexplained_ink` stops at the first slide that explains enough).
+_SLIDES = sorted(((dy, dx) for dy in range(-SLIDE, SLIDE + 1) for dx in range(-SLIDE, SLIDE + 1)),
+                 key=lambda d: (d[0] ** 2 + d[1] ** 2, d))
+
+
+def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, ways: tuple[bool, ...] = (False, True),
+                    enough: float = 0.0) -> float:
     """The most ink, averaged over a :data:`CELL`-px cell, that ``card`` (canonical BGR) shows
     beyond what the read face allows there (``face_ink``: :func:`explained` of the face), at
-    the face's best slide within :data:`SLIDE` px. ``turned``: whether the card lies turned
-    180° to the face; None, either way (the less): a pip card turned reads much as upright,
-    and the read's own way up is not always its card's."""
+    the face's best slide within :data:`SLIDE` px and the best of ``ways`` up (True: the card
+    lying turned 180° to the face; both by default: a pip card turned reads much as upright,
+    and the read's own way up is not always its card's). The search stops at the first way
+    and slide (nearest first) that leaves no more than ``enough``, and returns that."""
     seen = ink(card)
     if seen.shape != face_ink.shape:
         raise ValueError(f"card {card.shape[:2]} and face ink {face_ink.shape} are not of one canonical size")
@@ -81,12 +89,12 @@ def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, turned: bool | None 
     h, w = rows * CELL, cols * CELL
     seen = np.ascontiguousarray(seen[:h, :w])
     least = np.inf
-    for way in ((False, True) if turned is None else (turned,)):
+    for way in ways:
         face = np.ascontiguousarray(face_ink[::-1, ::-1]) if way else face_ink
-        for dy in range(-SLIDE, SLIDE + 1):
-            for dx in range(-SLIDE, SLIDE + 1):
-                left = cv2.max(cv2.subtract(seen, face[RIM - dy : RIM - dy + h, RIM - dx : RIM - dx + w]), 0.0)
-                # shrinking by whole cells with INTER_AREA is each cell's mean (a sixth of numpy's cost)
-                cells = cv2.resize(left, (cols, rows), interpolation=cv2.INTER_AREA)
-                least = min(least, cv2.minMaxLoc(cells)[1])
+        for dy, dx in _SLIDES:
+            left = cv2.max(cv2.subtract(seen, face[RIM - dy : RIM - dy + h, RIM - dx : RIM - dx + w]), 0.0)
+            # shrinking by whole cells with INTER_AREA is each cell's mean (a sixth of numpy's cost)
+            least = min(least, cv2.minMaxLoc(cv2.resize(left, (cols, rows), interpolation=cv2.INTER_AREA))[1])
+            if least <= enough:
+                return float(least)
     return float(least)

@@ -575,7 +575,9 @@ class Recognizer:
             return True
         if m.code not in self._face_ink:
             self._face_ink[m.code] = explained(self.calibration.templates.faces[m.code])
-        return unexplained_ink(card, self._face_ink[m.code]) <= UNEXPLAINED_INK
+        # the read's own way up first: a right read is then explained at the first slides
+        ways = (m.flipped, not m.flipped)
+        return unexplained_ink(card, self._face_ink[m.code], ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
