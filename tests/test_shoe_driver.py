@@ -249,7 +249,11 @@ def test_tcp_adapter_socket_url_survives_a_dropped_connection(cleanup: list) -> 
     drawn += [shoe.draw() for _ in range(10)]
     assert rec.wait_for(lambda ev: sum(isinstance(e, CardDrawn) for e in ev) >= 20, 10.0)
     assert rec.cards == drawn
-    assert rec.of_type(LinkDown)[0].reason.startswith("shoe port failed")
+    # the outage is reported once: as the port failing, or (under load, 0.1 s of silence may
+    # pass before the dropped socket is read) as the shoe gone silent; either way the driver
+    # saw the socket fail and opened it again
+    reasons = [e.reason for e in rec.of_type(LinkDown)]
+    assert reasons and reasons[0].startswith(("shoe port failed", "no frame from the shoe"))
     assert driver.stats.reconnects >= 1
 
 
