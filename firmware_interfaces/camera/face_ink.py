@@ -5,7 +5,7 @@ washed out has a 4H's face, and reads as one, far past the margin limit (its ind
 too). But glare never adds ink. A pip it left faint still stands out of the paper around it
 where the 4H has only paper: ink the read face does not explain. A read whose card shows such
 ink is not the card's (:func:`unexplained_ink`, asked by ``Recognizer`` of a doubtful read of a
-pip card).
+pip card, and of a sure one whose runner-up has a pip or two more).
 
 Ink is measured against the card's *local* paper (a morphological closing wider than a pip),
 not one level for the card: glare's fall-off leaves the paper beside it darker than the paper
