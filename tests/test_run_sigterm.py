@@ -64,14 +64,14 @@ def _journal_state(journal: Path) -> str:
     return f"ok {report.events}" if report.ok else f"broken: {report.problems}"
 
 
-def _sigterm_caught(pid: int) -> bool:
-    """Whether the process has a handler for SIGTERM (Linux: SigCgt in /proc/PID/status)."""
+def _caught(pid: int, sig: int) -> bool:
+    """Whether the process has a handler for ``sig`` (Linux: SigCgt in /proc/PID/status)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return False
     caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
-    return bool(int(caught.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    return bool(int(caught.split()[1], 16) >> (sig - 1) & 1)
 
 
 @pytest.mark.slow
@@ -135,7 +135,7 @@ def test_run_handles_sigterm_before_it_touches_the_journal_or_a_device(
     )
     try:
         deadline = time.monotonic() + 30
-        while not _sigterm_caught(proc.pid):
+        while not _caught(proc.pid, signal.SIGTERM):
             assert proc.poll() is None, proc.communicate()[1]
             assert time.monotonic() < deadline, "no SIGTERM handler after 30 s"
             time.sleep(0.001)
@@ -150,3 +150,46 @@ def test_run_handles_sigterm_before_it_touches_the_journal_or_a_device(
     assert handled_before_journal, "the SIGTERM handler came only after the journal was created"
     assert _journal_state(journal) == "none" or _journal_state(journal).startswith("ok")
     assert b"Traceback" not in err, err
+
+
+def test_a_running_table_writes_its_threads_stacks_on_sigusr1_and_goes_on(
+    tmp_path: Path, shoe: ShoeProcess,
+) -> None:
+    """SIGUSR1 writes every thread's Python stack to standard error (a hung table says where it
+    hangs); the table keeps running and still answers, and SIGTERM then stops it with 0."""
+    journal = tmp_path / "T01.sqlite"
+    config, control = _config(tmp_path, shoe, journal)
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "table_controller", "run", "--config", str(config)],
+            env=ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+        )
+    try:
+        context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        client = ControlClient(control, context, timeout=1.0)
+        deadline = time.monotonic() + 30
+        while client.request({"op": "status"}) is None:
+            assert proc.poll() is None, err_path.read_text()
+            assert time.monotonic() < deadline, "the controller never answered"
+        assert _caught(proc.pid, signal.SIGUSR1)
+        proc.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while "control" not in err_path.read_text(errors="replace"):
+            assert time.monotonic() < deadline, err_path.read_text(errors="replace")
+            time.sleep(0.05)
+        assert proc.poll() is None
+        assert client.request({"op": "status"}) is not None
+        client.close()
+        context.term()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    text = err_path.read_text(errors="replace")
+    assert proc.returncode == 0, text[-3000:]
+    assert "most recent call first" in text
+    # the main thread waits in the run command's loop; the control socket's thread serves
+    assert "run_table" in text and "_serve" in text, text

@@ -66,9 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     stops = _command(words) == "run"
     if stops:
         from table_controller.cli.stop_signals import STOP, Terminated
+        from table_controller.service.stacks import dump_stacks_on_signal
 
         try:
             STOP.arm()  # a stop that came while the interpreter started is delivered here
+            dump_stacks_on_signal()  # a table that hangs can be asked where (SIGUSR1)
             return _main(words)
         except Terminated:
             return 0  # stopped during start-up: what was built is closed, the journal whole

@@ -20,6 +20,11 @@ import zmq
 
 from table_controller.cli.stop_signals import STOP_SIGNALS
 from table_controller.config import DEFAULT_PINS
+from table_controller.service.stacks import STACKS_SIGNAL
+
+#: Seconds a controller that did not stop in time gets to write its threads' stacks before
+#: it is killed.
+STACKS_SECONDS = 2.0
 
 
 def write_config(
@@ -148,7 +153,9 @@ class ControllerProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGTERM (a clean stop), SIGKILL if it does not stop in time; its exit status."""
+        """SIGTERM (a clean stop), SIGKILL if it does not stop in time; its exit status. Before
+        the kill, the controller is asked for its threads' stacks (SIGUSR1,
+        ``table_controller.service.stacks``): its log then says where it hung."""
         with self._lock:
             if self.proc is None:
                 return None
@@ -157,6 +164,11 @@ class ControllerProcess:
                 try:
                     self.proc.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:
+                    self.proc.send_signal(STACKS_SIGNAL)
+                    try:
+                        self.proc.wait(timeout=STACKS_SECONDS)
+                    except subprocess.TimeoutExpired:
+                        pass
                     self.proc.kill()
                     self.proc.wait(timeout=5)
             return self.proc.returncode
