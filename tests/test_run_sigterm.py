@@ -193,3 +193,16 @@ def test_a_running_table_writes_its_threads_stacks_on_sigusr1_and_goes_on(
     assert "most recent call first" in text
     # the main thread waits in the run command's loop; the control socket's thread serves
     assert "run_table" in text and "_serve" in text, text
+
+
+def test_the_stacks_handler_is_not_installed_over_a_standard_error_that_is_no_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A caller that captures standard error (a StringIO) gets no handler and no error; `main`
+    called from Python installs none either (the handlers would outlive the call)."""
+    import io
+
+    from table_controller.service.stacks import dump_stacks_on_signal
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert dump_stacks_on_signal() is False

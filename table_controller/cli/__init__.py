@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             STOP.arm()  # a stop that came while the interpreter started is delivered here
-            dump_stacks_on_signal()  # a table that hangs can be asked where (SIGUSR1)
+            if argv is None:  # a process of its own (not a caller's, whose handlers they are)
+                dump_stacks_on_signal()  # a table that hangs can be asked where (SIGUSR1)
             return _main(words)
         except Terminated:
             return 0  # stopped during start-up: what was built is closed, the journal whole

@@ -20,8 +20,14 @@ import sys
 STACKS_SIGNAL = signal.SIGUSR1
 
 
-def dump_stacks_on_signal() -> None:
+def dump_stacks_on_signal() -> bool:
     """Write every thread's stack to standard error on :data:`STACKS_SIGNAL` and on a fatal
-    signal. Main thread only (a signal handler is installed); idempotent."""
+    signal; False (nothing installed) when standard error is no file (a caller capturing it).
+    For a process of its own: the handlers outlive the call. Main thread only; idempotent."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return False
     faulthandler.enable(file=sys.stderr, all_threads=True)
     faulthandler.register(STACKS_SIGNAL, file=sys.stderr, all_threads=True, chain=False)
+    return True
