@@ -11,6 +11,8 @@
    likeliest face (:func:`~firmware_interfaces.camera.alignment.align_to_face`)
    and read again under the same tests. Otherwise the card is reported with
    ``code=None`` (where the felt's grain shows through, not at all): never a guess.
+   A card left unread in a frame the camera's motion smeared (the cards read show the
+   smear: :mod:`firmware_interfaces.camera.smear`) is read again with the smear undone.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
    every slot: dropped or exposed).
 
@@ -41,6 +43,7 @@ from firmware_interfaces.camera.finder import (
     as_bgr,
     refine_outline,
 )
+from firmware_interfaces.camera.smear import card_smear, frame_smear, unsmeared
 from firmware_interfaces.cards import RANKS
 
 if TYPE_CHECKING:
@@ -166,6 +169,7 @@ class Recognizer:
             else None
         self._last: list[CardReading] = []
         self._face_ink: dict[str, np.ndarray] = {}
+        self._gray_faces: dict[str, np.ndarray] = {}
         self.frames_read = 0
         self.frames_reused = 0
 
@@ -586,7 +590,9 @@ class Recognizer:
         quick = self.fine_finder is not None
         first = [self._look(frame, self.finder, found, quick=quick) for found in self.finder.find(frame)]
         surroundings = None if self.fine_finder is None else self.finder.surroundings
-        if self.fine_finder is None or surroundings is None or not any(look.doubtful for look in first):
+        if self.fine_finder is None:
+            return _one_per_card(self._unsmeared_looks(frame, first))  # every look was in full
+        if surroundings is None or not any(look.doubtful for look in first):
             return _one_per_card(first)
         # a card left unread: the table around it is searched again on the finer view, and
         # every card there not read in the first pass is read from the outlines found there
@@ -605,7 +611,43 @@ class Recognizer:
             if not any(_same_card(look.centre, other.centre) for other in done + again):
                 done.append(self._look(frame, self.finder, look.found, look.centre))
         done += [look for look in again if not look.read]
-        return _one_per_card(done)
+        return _one_per_card(self._unsmeared_looks(frame, done))
+
+    def _unsmeared_looks(self, frame: np.ndarray, looks: list[_Look]) -> list[_Look]:
+        """``looks`` with each card left unread looked at again on the frame with its motion
+        smear undone, where the cards read (each read from its face, not from one corner index
+        alone) show one smear (:mod:`firmware_interfaces.camera.smear`); a look read so replaces
+        the unread one. Unchanged when every card was read, none was read from its face, or the
+        frame shows no smear."""
+        unread = [k for k, look in enumerate(looks) if not look.read]
+        read = [look.reading for look in looks if look.read and look.reading is not None
+                and look.reading.code is not None and look.reading.confidence > INDEX_CONFIDENCE]
+        if not unread or not read:
+            return looks
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        smears = [card_smear(gray, self._gray_face(r.code), np.array(r.corners)) for r in read if r.code]
+        smear = frame_smear([s for s in smears if s is not None])
+        if smear is None:
+            return looks
+        boxes = []
+        for k in unread:
+            outline = looks[k].found.outlines[0]
+            (x0, y0), (x1, y1) = np.floor(outline.min(axis=0)), np.ceil(outline.max(axis=0))
+            boxes.append((int(x0), int(y0), int(x1), int(y1)))
+        sharp = unsmeared(frame, smear, boxes)
+        out = list(looks)
+        for k in unread:
+            look = looks[k]
+            again = self._look(sharp, look.finder, look.found, look.centre)
+            if again.read:
+                out[k] = again
+        return out
+
+    def _gray_face(self, code: str) -> np.ndarray:
+        """The template face of ``code`` in grey (kept: a smeared frame asks for several)."""
+        if code not in self._gray_faces:
+            self._gray_faces[code] = cv2.cvtColor(self.calibration.templates.faces[code], cv2.COLOR_BGR2GRAY)
+        return self._gray_faces[code]
 
     def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
               centre: tuple[float, float] | None = None, quick: bool = False) -> _Look:
@@ -618,7 +660,7 @@ class Recognizer:
             # still shows the felt's grain, or nothing printed at all, is not read (it is
             # reported only if read, and a full read of it, its alignments and the finer search
             # around it cost 40-120 ms)
-            return _Look(None, centre or finder.to_table(found.outlines[0].mean(axis=0)), False, False, found)
+            return _Look(None, centre or finder.to_table(found.outlines[0].mean(axis=0)), False, False, found, finder)
         slot = None
         if not quick:
             near = centre or finder.to_table(found.outlines[0].mean(axis=0))
@@ -626,11 +668,11 @@ class Recognizer:
         code, confidence, corners = self._read(frame, found.outlines, quick, slot)
         if code is None and found.fitted:
             # reported only if read
-            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, True, found)
+            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, True, found, finder)
         if code is None and finder.felt_showing(frame, corners) >= FELT_SHOWING:
             # a card-shaped pool of light (glare in an empty slot between its printed lines)
             # still shows the felt's grain, which any card, face up or down, hides
-            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, False, found)
+            return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, False, found, finder)
         at = finder.to_table(corners.mean(axis=0))
         slot = self.layout.slot_at(*at)
         reading = CardReading(
@@ -640,20 +682,22 @@ class Recognizer:
             position=slot.name if slot else None,
             centre_mm=at,
         )
-        return _Look(reading, at, code is not None, code is None, found)
+        return _Look(reading, at, code is not None, code is None, found, finder)
 
 
 @dataclass(frozen=True)
 class _Look:
     """One card as one pass of the recogniser saw it: its reading (None: not reported, see
     :meth:`Recognizer._look`), its centre in mm, whether it was read, and whether it is worth
-    a second look (unread, and not felt showing through an outline), and what was found."""
+    a second look (unread, and not felt showing through an outline), what was found, and by
+    which finder."""
 
     reading: CardReading | None
     centre: tuple[float, float]
     read: bool
     doubtful: bool
     found: FoundCard
+    finder: CardFinder
 
 
 def _one_per_card(looks: list[_Look]) -> list[CardReading]:

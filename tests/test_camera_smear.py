@@ -1,0 +1,122 @@
+"""Motion smear measured on the cards read and undone around the cards left unread
+(firmware_interfaces/camera/smear.py, ``Recognizer._unsmeared_looks``)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from cardart import DECKS, calibration_for, deck_or_skip, templates_for
+
+from calibration.layout import load_layout
+from calibration.templates import warp_card
+from firmware_interfaces.camera.recognizer import Recognizer
+from firmware_interfaces.camera.scene_effects import motion_kernel
+from firmware_interfaces.camera.scenes import Degradation, generate_test_set
+from firmware_interfaces.camera.smear import MARGIN_PX, Smear, card_smear, frame_smear, unsmeared
+
+#: Three cards (image corners TL, TR, BR, BL) on a 640 x 360 frame, about 70 px wide as at 720p.
+CARDS = {
+    "7C": [(100, 120), (170, 118), (172, 218), (102, 220)],
+    "QH": [(260, 110), (330, 114), (326, 214), (256, 210)],
+    "4D": [(420, 130), (490, 130), (490, 230), (420, 230)],
+}
+
+
+def _frame(faces: dict[str, np.ndarray], smear: tuple[int, float] | None, seed: int = 0) -> np.ndarray:
+    """The three cards on grey-green felt, optically blurred (sigma 0.8), smeared by a line
+    ``smear`` (length px, degrees) if given, noisy, JPEG 85."""
+    frame = np.full((360, 640, 3), (70, 110, 60), np.float32)
+    for code, corners in CARDS.items():
+        face = faces[code]
+        h, w = face.shape[:2]
+        to = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), np.float32(corners))
+        warped = cv2.warpPerspective(face, to, (640, 360), flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(np.ones((h, w), np.float32), to, (640, 360))
+        frame = frame * (1 - mask[..., None]) + warped.astype(np.float32) * 0.85 * mask[..., None]
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    if smear is not None:
+        frame = cv2.filter2D(frame, -1, motion_kernel(*smear), borderType=cv2.BORDER_REFLECT)
+    frame += np.random.default_rng(seed).normal(0, 2.0, frame.shape)
+    out = np.clip(frame, 0, 255).astype(np.uint8)
+    return cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
+
+
+def _measured(deck_name: str, frame: np.ndarray) -> Smear | None:
+    faces = templates_for(deck_name).faces
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    cards = [card_smear(gray, cv2.cvtColor(faces[c], cv2.COLOR_BGR2GRAY), np.array(q)) for c, q in CARDS.items()]
+    return frame_smear([c for c in cards if c is not None])
+
+
+@pytest.mark.parametrize("deck_name", DECKS)
+@pytest.mark.parametrize(("length", "angle"), [(7, 20.0), (10, 100.0), (12, 150.0)])
+def test_the_smear_of_a_frame_is_measured_on_the_cards_whose_faces_are_known(
+        deck_name: str, length: int, angle: float) -> None:
+    deck_or_skip(deck_name)
+    found = _measured(deck_name, _frame(templates_for(deck_name).faces, (length, angle)))
+    assert found is not None
+    assert abs(found.length_px / length - 1) <= 0.15, found
+    assert abs((found.angle_deg - angle + 90) % 180 - 90) <= 8.0, found
+
+
+@pytest.mark.parametrize("deck_name", DECKS)
+def test_a_frame_without_motion_blur_shows_no_smear(deck_name: str) -> None:
+    deck_or_skip(deck_name)
+    assert _measured(deck_name, _frame(templates_for(deck_name).faces, None)) is None
+
+
+def test_cards_that_disagree_on_the_direction_give_no_smear() -> None:
+    from firmware_interfaces.camera.smear import DIRECTION_SPREAD_DEG, CardSpectra
+
+    flat = np.ones((4, 3))
+    freq_y, freq_x = np.fft.fftfreq(4)[:, None], np.fft.rfftfreq(4)[None, :]
+
+    def card(length: float, angle: float) -> CardSpectra:
+        return CardSpectra(Smear(length, angle), flat, flat, freq_y, freq_x)
+
+    assert frame_smear([card(9, 10.0), card(9, 10.0 + 2.5 * DIRECTION_SPREAD_DEG)]) is None
+    assert frame_smear([card(2.0, 10.0), card(2.5, 12.0)]) is None  # too short: optical blur
+    assert frame_smear([]) is None
+
+
+@pytest.mark.parametrize("deck_name", DECKS)
+@pytest.mark.parametrize(("length", "angle"), [(9, 150.0), (11, 60.0), (12, 20.0)])
+def test_undoing_the_smear_brings_each_card_nearer_its_face_and_leaves_the_rest_of_the_frame(
+        deck_name: str, length: int, angle: float) -> None:
+    deck_or_skip(deck_name)
+    templates = templates_for(deck_name)
+    smeared = _frame(templates.faces, (length, angle))
+    for code, corners in CARDS.items():
+        q = np.array(corners, np.float32)
+        (x0, y0), (x1, y1) = np.floor(q.min(axis=0)).astype(int), np.ceil(q.max(axis=0)).astype(int)
+        undone = unsmeared(smeared, Smear(float(length), angle), [(int(x0), int(y0), int(x1), int(y1))])
+        before = templates.model.read(warp_card(smeared, q))
+        after = templates.model.read(warp_card(undone, q))
+        assert after.code == code
+        # measured: the distance about halves, the margin about doubles
+        assert after.distance < 0.9 * before.distance and after.margin > before.margin, (code, before, after)
+        # nothing beyond the card and its margin is touched
+        outside = np.ones(smeared.shape[:2], bool)
+        outside[max(0, y0 - MARGIN_PX) : y1 + MARGIN_PX, max(0, x0 - MARGIN_PX) : x1 + MARGIN_PX] = False
+        assert np.array_equal(undone[outside], smeared[outside])
+
+
+@pytest.mark.parametrize(("deck_name", "seed"), [("svg-cards", 5), ("kde-standard", 0), ("kde-standard", 6)])
+def test_a_card_left_unread_in_a_smeared_frame_is_read_once_the_smear_is_undone(deck_name: str, seed: int) -> None:
+    # a camera moving 13 px at 40 degrees during the exposure: the cards read show the smear,
+    # undone around the cards they left unread (two or three here), which are then read, rightly
+    deck = deck_or_skip(deck_name)
+    layout = load_layout("baccarat")
+    tf = generate_test_set(deck, [layout], 1, seed=seed, off_layout_every=0, empty_every=0,
+                           degradation=Degradation.mild())[0]
+    calibration = calibration_for(deck_name, tf.empty, layout)
+    image = cv2.filter2D(tf.scene.image.astype(np.float32), -1, motion_kernel(13, 40.0), borderType=cv2.BORDER_REFLECT)
+    image = np.clip(image + np.random.default_rng(seed).normal(0, 2.0, image.shape), 0, 255).astype(np.uint8)
+    truth = sorted(c.code for c in tf.scene.cards if c.code)
+    left_smeared = Recognizer(calibration, layout)
+    left_smeared._unsmeared_looks = lambda frame, looks: looks  # type: ignore[method-assign]
+    before = [r.code for r in left_smeared.recognize(image)]
+    assert None in before and set(before) - {None} <= set(truth)
+    after = sorted(r.code or "-" for r in Recognizer(calibration, layout).recognize(image))
+    assert after == truth
