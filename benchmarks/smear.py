@@ -3,7 +3,8 @@
 For each deck design it calibrates as a studio would, makes our randomised scenes
 (``recognition.scene_set``; a quarter of them motion-blurred 3-9 px), reads each frame,
 and measures the smear on every card read that the frame holds
-(``firmware_interfaces.camera.smear.card_smear``) and the frame's
+(``firmware_interfaces.camera.smear.card_smear``; the reads are kept by the truth, not by
+the recogniser's own test of a read from its face: slightly optimistic) and the frame's
 (``frame_smear``). Reported per design (tuned-on or held-out): on smeared frames,
 the median ratio of the measured length to the drawn one, the median direction error,
 how many frames were found smeared; on frames without motion blur, how many were found

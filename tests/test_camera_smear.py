@@ -23,9 +23,24 @@ CARDS = {
 }
 
 
-def _frame(faces: dict[str, np.ndarray], smear: tuple[int, float] | None, seed: int = 0) -> np.ndarray:
+def _continuous_line(length: float, angle: float) -> np.ndarray:
+    """A straight smear as a moving camera makes it: a line drawn anti-aliased 8 times finer
+    and shrunk by area (not the recogniser's own kernel)."""
+    fine = 8
+    size = (int(np.ceil(length)) + 3) | 1
+    canvas = np.zeros((size * fine, size * fine), np.uint8)
+    c, half = size * fine / 2, length * fine / 2
+    dx, dy = np.cos(np.radians(angle)) * half, np.sin(np.radians(angle)) * half
+    cv2.line(canvas, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 255, fine, cv2.LINE_AA)
+    k = cv2.resize(canvas.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
+    return k / k.sum()
+
+
+def _frame(faces: dict[str, np.ndarray], smear: tuple[int, float] | None, seed: int = 0,
+           continuous: bool = False) -> np.ndarray:
     """The three cards on grey-green felt, optically blurred (sigma 0.8), smeared by a line
-    ``smear`` (length px, degrees) if given, noisy, JPEG 85."""
+    ``smear`` (length px, degrees; the scene generator's kernel, or a ``continuous`` one) if
+    given, noisy, JPEG 85."""
     frame = np.full((360, 640, 3), (70, 110, 60), np.float32)
     for code, corners in CARDS.items():
         face = faces[code]
@@ -36,7 +51,8 @@ def _frame(faces: dict[str, np.ndarray], smear: tuple[int, float] | None, seed: 
         frame = frame * (1 - mask[..., None]) + warped.astype(np.float32) * 0.85 * mask[..., None]
     frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
     if smear is not None:
-        frame = cv2.filter2D(frame, -1, motion_kernel(*smear), borderType=cv2.BORDER_REFLECT)
+        kernel = _continuous_line(*smear) if continuous else motion_kernel(*smear)
+        frame = cv2.filter2D(frame, -1, kernel, borderType=cv2.BORDER_REFLECT)
     frame += np.random.default_rng(seed).normal(0, 2.0, frame.shape)
     out = np.clip(frame, 0, 255).astype(np.uint8)
     return cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])[1], cv2.IMREAD_COLOR)
@@ -77,6 +93,9 @@ def test_cards_that_disagree_on_the_direction_give_no_smear() -> None:
 
     assert frame_smear([card(9, 10.0), card(9, 10.0 + 2.5 * DIRECTION_SPREAD_DEG)]) is None
     assert frame_smear([card(2.0, 10.0), card(2.5, 12.0)]) is None  # too short: optical blur
+    # a card slid by a hand beside a still one: not the frame's smear
+    assert frame_smear([card(11.0, 20.0), card(0.8, 25.0)]) is None
+    assert frame_smear([card(11.0, 20.0), card(9.0, 25.0)]) is not None
     assert frame_smear([]) is None
 
 
@@ -86,7 +105,8 @@ def test_undoing_the_smear_brings_each_card_nearer_its_face_and_leaves_the_rest_
         deck_name: str, length: int, angle: float) -> None:
     deck_or_skip(deck_name)
     templates = templates_for(deck_name)
-    smeared = _frame(templates.faces, (length, angle))
+    smeared = _frame(templates.faces, (length, angle), continuous=True)
+    nearer = []
     for code, corners in CARDS.items():
         q = np.array(corners, np.float32)
         (x0, y0), (x1, y1) = np.floor(q.min(axis=0)).astype(int), np.ceil(q.max(axis=0)).astype(int)
@@ -94,12 +114,14 @@ def test_undoing_the_smear_brings_each_card_nearer_its_face_and_leaves_the_rest_
         before = templates.model.read(warp_card(smeared, q))
         after = templates.model.read(warp_card(undone, q))
         assert after.code == code
-        # measured: the distance about halves, the margin about doubles
-        assert after.distance < 0.9 * before.distance and after.margin > before.margin, (code, before, after)
+        # measured: the distance falls to 0.33-0.95 of what it was, the margin rises 1.1-16 times
+        assert after.distance < 0.97 * before.distance and after.margin > before.margin, (code, before, after)
+        nearer.append(after.distance / before.distance)
         # nothing beyond the card and its margin is touched
         outside = np.ones(smeared.shape[:2], bool)
         outside[max(0, y0 - MARGIN_PX) : y1 + MARGIN_PX, max(0, x0 - MARGIN_PX) : x1 + MARGIN_PX] = False
         assert np.array_equal(undone[outside], smeared[outside])
+    assert float(np.median(nearer)) <= 0.9, nearer  # measured 0.43-0.84
 
 
 @pytest.mark.parametrize(("deck_name", "seed"), [("svg-cards", 5), ("kde-standard", 0), ("kde-standard", 6)])

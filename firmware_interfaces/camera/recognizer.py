@@ -619,7 +619,8 @@ class Recognizer:
         alone) show one smear (:mod:`firmware_interfaces.camera.smear`); a look read so replaces
         the unread one. Unchanged when every card was read, none was read from its face, or the
         frame shows no smear."""
-        unread = [k for k, look in enumerate(looks) if not look.read]
+        # the unread worth another look (not felt showing through, not a fit on nothing printed)
+        unread = [k for k, look in enumerate(looks) if not look.read and look.doubtful]
         read = [look.reading for look in looks if look.read and look.reading is not None
                 and look.reading.code is not None and look.reading.confidence > INDEX_CONFIDENCE]
         if not unread or not read:

@@ -37,8 +37,12 @@ LENGTH_SCALE = 1.12
 #: without one measured at most 3.2 px (optical blur alone widens the kernel a little).
 MIN_SMEAR_PX = 4.5
 #: The directions measured on the cards read must agree this closely (degrees, each from
-#: their circular median) for a frame's smear to be trusted.
+#: their circular mean) for a frame's smear to be trusted.
 DIRECTION_SPREAD_DEG = 35.0
+#: And every card's line must be at least this share of their median length: a camera's
+#: motion smears every card alike, a card slid by a hand smears alone (a still card's line
+#: measures 0.3-3 px, its direction any).
+SAME_SMEAR_SHARE = 0.5
 #: Wiener filter's noise-to-signal ratio: low enough to restore the pips' shapes, high
 #: enough not to raise the sensor's noise and the JPEG blocks into ink.
 NOISE_TO_SIGNAL = 0.01
@@ -56,19 +60,22 @@ class Smear:
 
 
 def smear_kernel(smear: Smear) -> np.ndarray:
-    """A normalised line ``smear.length_px`` long at ``smear.angle_deg`` (anti-aliased, sub-pixel),
-    centred in an odd square."""
-    size = (int(math.ceil(smear.length_px)) + 2) | 1
-    k = np.zeros((size, size), np.float32)
-    c, half = (size - 1) / 2, max(smear.length_px - 1, 0.0) / 2
-    dx, dy = math.cos(math.radians(smear.angle_deg)) * half, math.sin(math.radians(smear.angle_deg)) * half
-    shift = 4  # cv2.line's fractional bits
-
-    def fixed(v: float) -> int:
-        return round(v * (1 << shift))
-
-    cv2.line(k, (fixed(c - dx), fixed(c - dy)), (fixed(c + dx), fixed(c + dy)), 1.0, 1, cv2.LINE_AA, shift)
-    return k / max(float(k.sum()), 1e-6)
+    """A normalised straight line ``smear.length_px`` long at ``smear.angle_deg``, centred in an
+    odd square: points every tenth of a pixel along it, each shared among its four nearest
+    pixels (a fractional length counts; cv2.line draws a float kernel without anti-aliasing)."""
+    size = (int(math.ceil(smear.length_px)) + 3) | 1
+    c = (size - 1) / 2
+    # a box ``length_px`` long, as the fit's model has it (:func:`_fitted`)
+    half = smear.length_px / 2
+    t = np.linspace(-half, half, max(2, int(math.ceil(smear.length_px * 10))))
+    x = c + t * math.cos(math.radians(smear.angle_deg))
+    y = c + t * math.sin(math.radians(smear.angle_deg))
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    k = np.zeros((size, size), np.float64)
+    for dy, dx, weight in ((0, 0, (1 - fx) * (1 - fy)), (0, 1, fx * (1 - fy)), (1, 0, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(k, (np.clip(y0 + dy, 0, size - 1), np.clip(x0 + dx, 0, size - 1)), weight)
+    return (k / max(float(k.sum()), 1e-12)).astype(np.float32)
 
 
 def card_smear(gray: np.ndarray, face: np.ndarray, corners: np.ndarray) -> CardSpectra | None:
@@ -176,10 +183,12 @@ def _fitted(cards: Sequence[CardSpectra], start: Smear) -> Smear:
         along = np.cos(angles)[:, None] * fx_u[None, :] + np.sin(angles)[:, None] * fy_u[None, :]  # (A, F)
         line = np.abs(np.sinc(lengths[:, None, None] * along[None, :, :]))  # (L, A, F)
         optics = np.exp(-2.0 * np.pi**2 * sigmas[:, None] ** 2 * r2[None, :])  # (S, F)
-        model = line[:, :, None, :] * optics[None, None, :, :] * face  # (L, A, S, F)
-        gain = (model * seen).sum(axis=3) / np.maximum((model * model).sum(axis=3), 1e-12)
-        residual = ((seen - gain[..., None] * model) ** 2).sum(axis=3)
-        total += residual / max(float((seen * seen).sum()), 1e-12)
+        # the model m = line * optics * face, each hypothesis with its best gain: the residual
+        # is sum(seen**2) - sum(m * seen)**2 / sum(m**2), both sums over the frequencies
+        cross = np.einsum("laf,sf->las", line, optics * face * seen)
+        power = np.einsum("laf,sf->las", line * line, (optics * face) ** 2)
+        seen_power = max(float((seen * seen).sum()), 1e-12)
+        total += (seen_power - cross * cross / np.maximum(power, 1e-12)) / seen_power
     li, ai, _ = np.unravel_index(int(np.argmin(total)), total.shape)
     return Smear(float(lengths[li]), float(np.rad2deg(angles[ai])) % 180.0)
 
@@ -187,14 +196,15 @@ def _fitted(cards: Sequence[CardSpectra], start: Smear) -> Smear:
 def frame_smear(cards: Sequence[CardSpectra]) -> Smear | None:
     """The frame's smear from its cards' measures (:func:`card_smear`): their lines' median length
     and mean direction as a start, fitted jointly on their spectra (:func:`_fitted`), when the
-    lines are at least :data:`MIN_SMEAR_PX` long (median) and every card's direction lies within
+    lines are at least :data:`MIN_SMEAR_PX` long (median), none shorter than
+    :data:`SAME_SMEAR_SHARE` of that, and every card's direction lies within
     :data:`DIRECTION_SPREAD_DEG` of their mean; else None (no smear, or none the cards agree on)."""
     if not cards:
         return None
     lines = [c.line for c in cards]
     length = float(np.median([s.length_px for s in lines]))
-    if length < MIN_SMEAR_PX:
-        return None
+    if length < MIN_SMEAR_PX or min(s.length_px for s in lines) < SAME_SMEAR_SHARE * length:
+        return None  # no smear, or not the frame's: a card slid alone beside still ones
     # directions are axial (0 and 180 are one): the mean of the doubled angles' vectors
     doubled = np.deg2rad([2.0 * s.angle_deg for s in lines])
     mean = math.degrees(math.atan2(float(np.sin(doubled).mean()), float(np.cos(doubled).mean()))) / 2.0 % 180.0

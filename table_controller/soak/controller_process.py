@@ -154,8 +154,9 @@ class ControllerProcess:
 
     def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM (a clean stop), SIGKILL if it does not stop in time; its exit status. Before
-        the kill, the controller is asked for its threads' stacks (SIGUSR1,
-        ``table_controller.service.stacks``): its log then says where it hung."""
+        the kill, a ``run`` controller is asked for its threads' stacks (SIGUSR1,
+        ``table_controller.service.stacks``): its log then says where it hung (unless it hung
+        before installing the handler: then SIGUSR1 ends it as the kill would)."""
         with self._lock:
             if self.proc is None:
                 return None
@@ -164,11 +165,12 @@ class ControllerProcess:
                 try:
                     self.proc.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    self.proc.send_signal(STACKS_SIGNAL)
-                    try:
-                        self.proc.wait(timeout=STACKS_SECONDS)
-                    except subprocess.TimeoutExpired:
-                        pass
+                    if self._block:  # a `run` controller: it handles SIGUSR1 (others die of it)
+                        self.proc.send_signal(STACKS_SIGNAL)
+                        try:
+                            self.proc.wait(timeout=STACKS_SECONDS)
+                        except subprocess.TimeoutExpired:
+                            pass
                     self.proc.kill()
                     self.proc.wait(timeout=5)
             return self.proc.returncode
