@@ -204,3 +204,34 @@ def test_the_stacks_handler_is_not_installed_over_a_standard_error_that_is_no_fi
 
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert dump_stacks_on_signal() is False
+
+
+#: A stand-in for a controller that hangs: its stacks on SIGUSR1, SIGTERM ignored.
+_HUNG = (
+    "import faulthandler, signal, sys, time\n"
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)\n"
+    "print('up', file=sys.stderr, flush=True)\n"
+    "while True:\n"
+    "    time.sleep(0.05)\n"
+)
+
+
+@pytest.mark.parametrize("run_controller", [True, False])
+def test_the_soak_launcher_asks_a_hung_run_controller_for_its_stacks_before_killing_it(
+    tmp_path: Path, run_controller: bool,
+) -> None:
+    """A `run` controller that does not stop in time gets SIGUSR1 (its stacks go to its log),
+    then SIGKILL; another command (the archive, the studio API: SIGUSR1 would end it) only the kill."""
+    log_path = tmp_path / "hung.log"
+    with open(log_path, "a", encoding="utf-8") as log:
+        hung = ControllerProcess([sys.executable, "-c", _HUNG], log, block_stop_signals=run_controller)
+        hung.start()
+        deadline = time.monotonic() + 20
+        while "up" not in log_path.read_text():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert hung.stop(timeout=0.5) == -signal.SIGKILL
+    text = log_path.read_text()
+    assert ("most recent call first" in text) is run_controller, text
