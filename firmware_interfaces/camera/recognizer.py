@@ -11,10 +11,8 @@
    likeliest face (:func:`~firmware_interfaces.camera.alignment.align_to_face`)
    and read again under the same tests. Otherwise the card is reported with
    ``code=None`` (where the felt's grain shows through, not at all): never a guess.
-   Last, a card under a veil of glare is read where its corner indexes name the code the
-   whole card reads (:meth:`Recognizer._agreeing_read`). A card left unread, or read only so,
-   in a frame the camera's motion smeared (the cards read show the smear:
-   :mod:`firmware_interfaces.camera.smear`) is read again with the smear undone.
+   A card left unread in a frame the camera's motion smeared (the cards read show the
+   smear: :mod:`firmware_interfaces.camera.smear`) is read again with the smear undone.
 4. *Place*: the card's centre in mm names its slot, or ``None`` (a card off
    every slot: dropped or exposed).
 
@@ -237,8 +235,7 @@ class Recognizer:
         shows a burnt-out highlight, a start that does not align is aligned again under glare
         (:func:`align_under_glare`; an outline placed on the print glare left alone is not read
         whole). A card glare has burnt out in part is then read from one corner index alone
-        (:meth:`_index_read`), from the aligned outlines first; last, a card under a veil of glare
-        from its corner indexes where they name the code the whole card reads (:meth:`_agreeing_read`).
+        (:meth:`_index_read`), from the aligned outlines first.
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
         model = templates.model
@@ -351,8 +348,6 @@ class Recognizer:
         if read is None:
             # the aligned outlines first: they lie on the card's own print
             read = self._index_read(frame, aligned + reads, as_read, clear_elsewhere)
-        if read is None:
-            read = self._agreeing_read(aligned + reads, clear_elsewhere)
         return read if read is not None else (None, 0.0, as_read)
 
     def _template_starts(self, frame: np.ndarray, slot: Slot,
@@ -479,48 +474,6 @@ class Recognizer:
             return None
         code, m, corners = votes[0]
         return code, INDEX_CONFIDENCE, _as_read(corners, m.flipped)
-
-    def _agreeing_read(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
-                       clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
-        """A card under a veil of glare (its ink lifted toward its paper, not burnt out), read
-        where its corner indexes name the code the whole card reads: both of them, each at
-        least :data:`AGREEING_INDEX_SHARE` of the index model's margin limit, or one at
-        :data:`LONE_INDEX_SHARE` while the veil has washed the other out (it lies farther than
-        :data:`AGREEING_INDEX_NEAR` times the index model's near distance from every index, yet
-        within its distance limit, and that corner about as white as the card's paper: a veil
-        brightens, a hand over the corner darkens it, :func:`_washed_out`); no index may name
-        another code. The read must also pass the tests that need no margin:
-        more like its card than its suit twin, no index hidden, the templates' own read of the
-        same rank, a pip rival's index leading, its face explaining the card's ink, no outline
-        reading another code clearly. From the first of ``reads`` (aligned outlines first) that
-        does; None otherwise. See :data:`AGREEING_INDEX_SHARE` for what was measured."""
-        model = self.calibration.templates.model
-        templates = self.calibration.templates
-        if model.index is None:
-            return None
-        limit = self.threshold * model.index.min_margin
-        near = AGREEING_INDEX_NEAR * model.index.near_distance
-        for m, corners, card in reads:
-            if m.indexes is None or not clear_elsewhere <= {m.code}:
-                continue
-            naming = [r for r in m.indexes if r.distance <= near]
-            if not naming or any(r.code != m.code for r in naming) or model.index_hidden(m):
-                continue
-            if len(naming) < len(m.indexes) and not _washed_out(card, m.indexes.index(naming[0]) == 0):
-                continue  # the corner that names nothing is darker than paper: a hand, not a veil
-            share = AGREEING_INDEX_SHARE if len(naming) == len(m.indexes) else LONE_INDEX_SHARE
-            if min(r.margin for r in naming) < share * limit:
-                continue
-            if not (m.twin_lead > TWIN_LEAD and not _index_covered(model, m, card)
-                    and same_rank(templates.read(card).code, m.code)
-                    and (not pip_rivals(m.code, m.runner_up)
-                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
-                    and self._ink_explained(m, card)):
-                continue
-            if self.finder.on_marker(corners):
-                continue
-            return m.code, AGREEING_CONFIDENCE, _as_read(corners, m.flipped)
-        return None
 
     def _index_vote(self, m: ModelReading, card: np.ndarray, burnt: np.ndarray) -> str | None:
         """The code one view of a card glare has burnt out (``burnt``: where, see
@@ -661,19 +614,16 @@ class Recognizer:
         return _one_per_card(self._unsmeared_looks(frame, done))
 
     def _unsmeared_looks(self, frame: np.ndarray, looks: list[_Look]) -> list[_Look]:
-        """``looks`` with each card left unread, or read only from its agreeing indexes
-        (:meth:`_agreeing_read`), looked at again on the frame with its motion smear undone,
-        where the cards read from their faces (not from one corner index, nor from agreeing
-        indexes) show one smear (:mod:`firmware_interfaces.camera.smear`). A look read so
-        replaces the other; a card read from its agreeing indexes that is not is left unread:
-        a smear makes clubs and spades alike in both corners at once (a harness 7S, smeared
-        10 px, read 7C so, read 7S with the smear undone). Unchanged when every card was
-        read from its face, none was, or the frame shows no smear."""
+        """``looks`` with each card left unread looked at again on the frame with its motion
+        smear undone, where the cards read (each read from its face, not from one corner index
+        alone) show one smear (:mod:`firmware_interfaces.camera.smear`); a look read so replaces
+        the unread one. Unchanged when every card was read, none was read from its face, or the
+        frame shows no smear."""
         # the unread worth another look (not felt showing through, not a fit on nothing printed)
-        again_at = [k for k, look in enumerate(looks) if (not look.read and look.doubtful) or _by_indexes(look)]
+        unread = [k for k, look in enumerate(looks) if not look.read and look.doubtful]
         read = [look.reading for look in looks if look.read and look.reading is not None
                 and look.reading.code is not None and look.reading.confidence > INDEX_CONFIDENCE]
-        if not again_at or not read:
+        if not unread or not read:
             return looks
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         smears = [card_smear(gray, self._gray_face(r.code), np.array(r.corners)) for r in read if r.code]
@@ -681,19 +631,17 @@ class Recognizer:
         if smear is None:
             return looks
         boxes = []
-        for k in again_at:
+        for k in unread:
             outline = looks[k].found.outlines[0]
             (x0, y0), (x1, y1) = np.floor(outline.min(axis=0)), np.ceil(outline.max(axis=0))
             boxes.append((int(x0), int(y0), int(x1), int(y1)))
         sharp = unsmeared(frame, smear, boxes)
         out = list(looks)
-        for k in again_at:
+        for k in unread:
             look = looks[k]
             again = self._look(sharp, look.finder, look.found, look.centre)
-            if again.read and not _by_indexes(again):
+            if again.read:
                 out[k] = again
-            elif _by_indexes(look):
-                out[k] = _unread(look)
         return out
 
     def _gray_face(self, code: str) -> np.ndarray:
@@ -753,28 +701,6 @@ class _Look:
     finder: CardFinder
 
 
-def _washed_out(card: np.ndarray, bottom_right: bool) -> bool:
-    """Whether the index corner of a canonical ``card`` (its bottom-right one, or its top-left)
-    is about as white as the card's paper (the median of its darkest channel at least
-    :data:`WASHED_OUT` of the level 92 % of the card lie under): what a veil of glare leaves of
-    an index, where a hand over it leaves skin, darker than paper."""
-    white = whiteness(card)
-    corner = white[::-1, ::-1][INDEX_CORNER] if bottom_right else white[INDEX_CORNER]
-    return float(np.median(corner)) >= WASHED_OUT * float(np.percentile(white[::3, ::3], 92))
-
-
-def _by_indexes(look: _Look) -> bool:
-    """Whether ``look`` was read from its agreeing corner indexes (:meth:`Recognizer._agreeing_read`:
-    the only reads below the confidence of a read at the margin limit)."""
-    return look.reading is not None and look.reading.code is not None and look.reading.confidence < INDEX_CONFIDENCE
-
-
-def _unread(look: _Look) -> _Look:
-    """``look`` as a no-read of the same card where it was seen."""
-    assert look.reading is not None
-    return replace(look, reading=replace(look.reading, code=None, confidence=0.0), read=False, doubtful=True)
-
-
 def _one_per_card(looks: list[_Look]) -> list[CardReading]:
     """The readings of ``looks``, one per card: a look read from its slot's outline may have
     been aligned onto the card in that slot that another look read already."""
@@ -823,29 +749,6 @@ GLARE_SHARE = 0.01
 INDEX_VOTES = 2
 #: A card read from one index alone is reported at the confidence of a read at the margin limit.
 INDEX_CONFIDENCE = 0.5
-#: A card read from its agreeing indexes (the whole card short of the margin limit) is reported
-#: at this lower confidence.
-AGREEING_CONFIDENCE = 0.4
-#: A doubtful card is read from its corner indexes (:meth:`Recognizer._agreeing_read`) where
-#: both name the code the whole card reads, short of the margin limit (a veil of glare lifts
-#: ink toward the paper), each at least this share of the index model's margin limit. Measured
-#: on 166,400 augmented views of four designs (two held out) under a broad veil (40-97 % toward
-#: white) with blur, noise, motion smear and outlines 2.5 px off: with the read's other tests no
-#: view read wrong at 0.5 or more; wrong ones lay at 0.40 and below (a 3H read 3D by the whole
-#: card and both indexes, which the second look's tests would have let through too). On the
-#: independent harness a 7S smeared 10 px read 7C at 0.31 (a smear makes clubs and spades alike
-#: in both corners at once: see :meth:`Recognizer._unsmeared_looks`).
-AGREEING_INDEX_SHARE = 0.5
-#: Or one index naming the code at this share, where the veil washed the other out: in the same
-#: views none read wrong so at 0.9 or more; the nearest wrong, at 0.77, a 3S read 3C (the other
-#: tests not asked).
-LONE_INDEX_SHARE = 0.9
-#: An index lying farther than this many times the index model's near distance (as near as 97 %
-#: of held-out index views) names nothing: washed out (where none lies at all, beyond the
-#: model's distance limit and not burnt out, a hand covers it: no read).
-AGREEING_INDEX_NEAR = 2.0
-#: A washed-out index corner is at least this share of the card's paper level (see _washed_out).
-WASHED_OUT = 0.9
 
 
 def burnt_out(card: np.ndarray, least: float = BURNT_SHARE) -> np.ndarray | None:
