@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from cardart import DECKS, calibration_for, deck_or_skip, templates_for
 
+from calibration.deck_model import suit_twin
 from calibration.layout import load_layout
 from calibration.templates import warp_card
-from firmware_interfaces.camera.recognizer import Recognizer
+from firmware_interfaces.camera.recognizer import AGREEING_CONFIDENCE, Recognizer
 from firmware_interfaces.camera.scene_effects import motion_kernel
 from firmware_interfaces.camera.scenes import Degradation, generate_test_set
 from firmware_interfaces.camera.smear import MARGIN_PX, Smear, card_smear, frame_smear, unsmeared
@@ -142,3 +143,31 @@ def test_a_card_left_unread_in_a_smeared_frame_is_read_once_the_smear_is_undone(
     assert None in before and set(before) - {None} <= set(truth)
     after = sorted(r.code or "-" for r in Recognizer(calibration, layout).recognize(image))
     assert after == truth
+
+
+@pytest.mark.parametrize(("deck_name", "seed"), [("svg-cards", 5), ("kde-standard", 0)])
+def test_a_card_read_from_its_agreeing_indexes_in_a_smeared_frame_is_read_again_unsmeared_or_left_unread(
+        deck_name: str, seed: int) -> None:
+    # a smear makes clubs and spades alike in both corners at once: a card read only from its
+    # agreeing indexes (here made to read its suit twin, as a harness 7S smeared 10 px read 7C)
+    # is looked at again with the smear undone, and its agreeing read never stands there
+    deck = deck_or_skip(deck_name)
+    layout = load_layout("baccarat")
+    tf = generate_test_set(deck, [layout], 1, seed=seed, off_layout_every=0, empty_every=0,
+                           degradation=Degradation.mild())[0]
+    calibration = calibration_for(deck_name, tf.empty, layout)
+    image = cv2.filter2D(tf.scene.image.astype(np.float32), -1, motion_kernel(13, 40.0), borderType=cv2.BORDER_REFLECT)
+    image = np.clip(image + np.random.default_rng(seed).normal(0, 2.0, image.shape), 0, 255).astype(np.uint8)
+    truth = sorted(c.code for c in tf.scene.cards if c.code)
+
+    def fooled(rec: Recognizer) -> Recognizer:
+        rec._agreeing_read = lambda reads, clear: (  # type: ignore[method-assign]
+            suit_twin(reads[0][0].code), AGREEING_CONFIDENCE, reads[0][1])
+        return rec
+
+    left_smeared = fooled(Recognizer(calibration, layout))
+    left_smeared._unsmeared_looks = lambda frame, looks: looks  # type: ignore[method-assign]
+    before = [r.code for r in left_smeared.recognize(image)]
+    assert set(before) - set(truth), before  # the twin reads come through where nothing looks again
+    after = [r.code for r in fooled(Recognizer(calibration, layout)).recognize(image)]
+    assert set(after) - {None} <= set(truth), after
