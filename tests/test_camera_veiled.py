@@ -117,11 +117,55 @@ def test_a_card_half_under_a_hand_is_never_read_from_its_clear_indexes(skin: str
 
     def under_a_hand(code: str, veil: float) -> np.ndarray:
         card = _veiled(code, veil)
-        cv2.ellipse(card, (w - 5, 5), (95, 75), 45, 0, 360, colour, -1)
-        cv2.ellipse(card, (5, h - 5), (60, 50), 45, 0, 360, colour, -1)
+        hand = np.zeros(card.shape[:2], np.uint8)
+        cv2.ellipse(hand, (w - 5, 5), (95, 75), 45, 0, 360, 255, -1)
+        cv2.ellipse(hand, (5, h - 5), (60, 50), 45, 0, 360, 255, -1)
+        # skin as a camera sees it: the scenes' brightest shade, and noise (a flat, noiseless
+        # hand correlates with no print at all, and hid that noise on skin passed the first
+        # version of the print test)
+        skin = np.asarray(colour, np.float32) * 1.1 + np.random.default_rng(1).normal(0.0, 3.0, card.shape)
+        card[hand > 0] = np.clip(skin, 0, 255).astype(np.uint8)[hand > 0]
         return card
 
     cards = [under_a_hand(code, veil) for code in CODES for veil in (0.0, 0.6)]
     assert [_agreeing(card) for card in cards] == [None] * len(cards)
     monkeypatch.setattr(recognizer_module, "VEIL_PRINT_LOST", 1.0)
     assert sum(_agreeing(card) is not None for card in cards) >= 3  # what the print test stops
+
+
+@pytest.mark.parametrize(("deck_name", "seed", "card_at", "colour", "veil"), [
+    ("svg-cards", 2, 1, (200, 200, 200), 0.0),  # a light-grey sleeve
+    ("kde-standard", 3, 2, SKIN_TONES["light"], 0.0),
+    ("svg-cards", 2, 5, SKIN_TONES["light"], 0.7),  # a veil over the card and the hand alike
+])
+def test_a_card_47_percent_under_a_hand_in_a_scene_is_no_read(deck_name: str, seed: int, card_at: int,
+                                                               colour: tuple[int, int, int], veil: float) -> None:
+    # a second review's scenes: both indexes clear, the whole card and both indexes naming the
+    # card; the first print test (correlation 0.3 over all cells) let the hand's noise pass
+    # for print and named these cards at confidence 0.4
+    w, h = CARD_SIZE
+    shape = np.zeros((h, w), np.uint8)
+    cv2.ellipse(shape, (w - 5, 5), (95, 75), 45, 0, 360, 255, -1)
+    cv2.ellipse(shape, (5, h - 5), (60, 50), 45, 0, 360, 255, -1)
+    layout = load_layout("baccarat")
+    tf = generate_test_set(deck_or_skip(deck_name), [layout], 1, seed=seed, off_layout_every=0, empty_every=0,
+                           degradation=Degradation.mild())[0]
+    height, width = tf.scene.image.shape[:2]
+    corners = np.array(tf.scene.cards[card_at].corners, np.float32)
+    to_image = cv2.getPerspectiveTransform(canonical_corners(), corners)
+    hand = cv2.warpPerspective(shape, to_image, (width, height)).astype(np.float32) / 255.0
+    hand = cv2.GaussianBlur(hand, (0, 0), 0.8)[..., None]
+    rng = np.random.default_rng(0)
+    mottle = cv2.resize(rng.normal(0, 6, (height // 16 + 2, width // 16 + 2)).astype(np.float32), (width, height))
+    skin = np.float32(colour) + mottle[..., None] + rng.normal(0, 2.5, (height, width, 3))
+    image = skin * hand + tf.scene.image.astype(np.float32) * (1 - hand)
+    if veil:
+        centre, card_width = corners.mean(axis=0), float(np.linalg.norm(corners[1] - corners[0]))
+        yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+        spot = veil * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * (0.9 * card_width) ** 2))
+        image += spot[..., None] * (255.0 - image)
+    frame = np.clip(image, 0, 255).astype(np.uint8)
+    calibration = calibration_for(deck_name, tf.empty, layout)
+    there = [r.code for r in Recognizer(calibration, layout).recognize(frame)
+             if np.hypot(*(np.mean(r.corners, axis=0) - corners.mean(axis=0))) < 30]
+    assert there in ([], [None]), there
