@@ -108,3 +108,33 @@ def test_a_display_feeder_stopped_between_its_threads_creation_and_start_stops(
     feeder = Feeder(no_client, ViewHub(), "T01")
     _stopped_at_thread_start(monkeypatch, feeder.start)
     feeder.stop()  # it raised "cannot join thread before it is started"
+
+
+def test_a_stop_while_an_import_builds_a_class_exits_0_though_python_wraps_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a SIGTERM 0.25 s after the start landed in a dataclass field's __set_name__ during an
+    # import: Python 3.11 wraps what __set_name__ raises in a RuntimeError, and `run` exited 1
+    # ("Error calling __set_name__ on 'Field' instance 'items' in 'StreamRecord'")
+    import table_controller.cli as cli
+    from table_controller.cli.stop_signals import STOP, Terminated
+
+    class _Raises:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise Terminated(15)
+
+    def importing(argv: list[str]) -> int:
+        type("Built", (), {"items": _Raises()})  # what an import does when it defines a class
+        return 3
+
+    monkeypatch.setattr(cli, "_main", importing)
+    try:
+        assert cli.main(["run", "--config", "none.toml"]) == 0
+    finally:
+        STOP.requested.clear()
+
+    def failing(argv: list[str]) -> int:
+        raise RuntimeError("not a stop")
+
+    monkeypatch.setattr(cli, "_main", failing)
+    with pytest.raises(RuntimeError, match="not a stop"):
+        cli.main(["run", "--config", "none.toml"])
