@@ -814,11 +814,11 @@ INDEX_CONFIDENCE = 0.5
 AGREEING_CONFIDENCE = 0.4
 #: A doubtful card is read from its corner indexes (:meth:`Recognizer._agreeing_read`) where
 #: both name the code the whole card reads, short of the margin limit (a veil of glare lifts
-#: ink toward the paper), each at least this share of the index model's margin limit. Measured
-#: on 166,400 augmented views of four designs (two held out) under a broad veil (40-97 % toward
-#: white) with blur, noise, motion smear and outlines 2.5 px off: with the read's other tests no
-#: view read wrong at 0.5 or more; wrong ones lay at 0.40 and below (a 3H read 3D by the whole
-#: card and both indexes, which the second look's tests would have let through too). On the
+#: ink toward the paper), each at least this share of the index model's margin limit.
+#: ``benchmarks/veiled_indexes.py`` (83,200 views of four designs, two held out, under a veil
+#: 40-97 % toward white with blur, noise, motion smear and outlines 2.5 px off): no wrong read
+#: at any share from 0.3 to 0.6 under the route's tests; in earlier views with fewer of them
+#: wrong reads lay at 0.40 and below (a 3H read 3D by the whole card and both indexes). On the
 #: independent harness a 7S smeared 10 px read 7C at 0.31 (a smear makes clubs and spades alike
 #: in both corners at once: see :meth:`Recognizer._unsmeared_looks`).
 AGREEING_INDEX_SHARE = 0.5
