@@ -169,3 +169,11 @@ def test_a_card_47_percent_under_a_hand_in_a_scene_is_no_read(deck_name: str, se
     there = [r.code for r in Recognizer(calibration, layout).recognize(frame)
              if np.hypot(*(np.mean(r.corners, axis=0) - corners.mean(axis=0))) < 30]
     assert there in ([], [None]), there
+
+
+def test_reads_from_agreeing_indexes_are_the_only_ones_below_the_confidence_of_a_read_at_the_limit() -> None:
+    # _by_indexes tells them by their confidence alone: every other read reports at least 0.5
+    from firmware_interfaces.camera.recognizer import AGREEING_CONFIDENCE, INDEX_CONFIDENCE, _confidence
+
+    assert AGREEING_CONFIDENCE < INDEX_CONFIDENCE
+    assert min(_confidence(margin, 0.9) for margin in (0.0, 0.5, 0.9, 1.0, 50.0)) >= INDEX_CONFIDENCE
