@@ -504,16 +504,16 @@ class Recognizer:
                 continue
             if not all(r.code == m.code and r.margin >= need and r.distance <= near for r in m.indexes):
                 continue
+            if m.twin_lead <= TWIN_LEAD or model.index_hidden(m) or self.finder.on_marker(corners):
+                continue
+            # the costlier tests last: the print all over the card, the templates, the ink
             face = templates.faces[m.code]
             if print_lost(card, face[::-1, ::-1] if m.flipped else face) > VEIL_PRINT_LOST:
                 continue
-            if not (m.twin_lead > TWIN_LEAD and not model.index_hidden(m)
-                    and same_rank(templates.read(card).code, m.code)
+            if not (same_rank(templates.read(card).code, m.code)
                     and (not pip_rivals(m.code, m.runner_up)
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and self._ink_explained(m, card)):
-                continue
-            if self.finder.on_marker(corners):
                 continue
             return m.code, AGREEING_CONFIDENCE, _as_read(corners, m.flipped)
         return None
