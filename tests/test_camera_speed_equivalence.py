@@ -31,6 +31,7 @@ from firmware_interfaces.camera.finder import (
     _EmptyTable,
     _median_u8,
     _median_u8_columns,
+    _middle_pair,
     _rect_steps,
     _side_strips,
     _warp_whiteness,
@@ -123,6 +124,20 @@ def test_the_slot_fit_samples_all_sides_at_once_as_one_at_a_time() -> None:
             fast = _rect_steps(white, shifts, shapes, centre, base, (63.0, 88.0), scale)
             plain = _plain_rect_steps(white, hyps, centre, base, (63.0, 88.0), scale)
             assert all(np.array_equal(f, p) and f.dtype == p.dtype for f, p in zip(fast, plain, strict=True))
+
+
+def test_the_slot_fits_median_network_picks_the_middle_pair_np_sort_does() -> None:
+    # every row of twelve 0s and 1s (the 0-1 principle: a network that orders these orders any
+    # numbers), then whole-number steps as the slot fit has them, ties and all
+    bits = (np.arange(4096)[:, None] >> np.arange(12)[None, :]) & 1
+    rng = np.random.default_rng(5)
+    for values in (bits.astype(np.int16), rng.integers(-255, 256, (3000, 4, 12)).astype(np.int16),
+                   rng.integers(-3, 4, (3000, 12)).astype(np.int16)):
+        ordered = np.sort(values, axis=-1)
+        below, above = _middle_pair(values)
+        assert np.array_equal(below, ordered[..., 5]) and np.array_equal(above, ordered[..., 6])
+    odd = rng.integers(0, 9, (50, 7))  # another length falls back on sorting
+    assert np.array_equal(_middle_pair(odd)[1], np.sort(odd, axis=-1)[:, 3])
 
 
 def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_comparison() -> None:
