@@ -1305,30 +1305,31 @@ def _rect_steps(
     middle = above.astype(np.float32)
     steps = (below + middle) / np.float32(2) if n % 2 == 0 else middle
     # the best three sides and half the fourth: all four less half the weakest (the steps are
-    # quarters of whole numbers, so float32 adds them exactly in any order)
+    # halves of whole numbers under 512, so float32 adds and halves them exactly, in any order)
     side = [steps[:, k] for k in range(4)]
     weakest = np.minimum(np.minimum(side[0], side[1]), np.minimum(side[2], side[3]))
     return side[0] + side[1] + side[2] + side[3] - weakest / 2, steps
 
 
-#: A sorting network for 12 values (39 compare-exchanges): what :func:`_middle_pair` runs on
-#: the slot fit's 12 points per side, as whole-array minima and maxima (a quarter of the cost
-#: of ``np.sort`` along a short last axis, for the 6,561 coarse hypotheses' four sides).
-_SORT_12 = ((0, 8), (1, 7), (2, 6), (3, 11), (4, 10), (5, 9), (0, 1), (2, 5), (3, 4), (6, 9), (7, 8), (10, 11),
-            (0, 2), (1, 6), (5, 10), (9, 11), (0, 3), (1, 2), (4, 6), (5, 7), (8, 11), (9, 10), (1, 4), (3, 5),
-            (6, 8), (7, 10), (1, 3), (2, 5), (6, 9), (8, 10), (2, 3), (4, 5), (6, 7), (8, 9), (4, 6), (5, 7),
-            (3, 4), (5, 6), (7, 8))
+#: A sorting network for 12 values (39 compare-exchanges) less the six that place none of the
+#: middle two: what :func:`_middle_pair` runs on the slot fit's 12 points per side, as
+#: whole-array minima and maxima (a third of the cost of ``np.sort`` along a short last axis,
+#: for the 6,561 coarse hypotheses' four sides).
+_MIDDLE_OF_12 = ((0, 8), (1, 7), (2, 6), (3, 11), (4, 10), (5, 9), (0, 1), (2, 5), (3, 4), (6, 9), (7, 8),
+                 (10, 11), (0, 2), (1, 6), (5, 10), (9, 11), (1, 2), (4, 6), (5, 7), (9, 10), (1, 4), (3, 5),
+                 (6, 8), (7, 10), (2, 5), (6, 9), (4, 5), (6, 7), (4, 6), (5, 7), (3, 4), (5, 6), (7, 8))
 
 
 def _middle_pair(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ``n // 2 - 1``-th and ``n // 2``-th smallest along the last axis (n long): the two
-    middle values of each row, as ``np.sort`` orders them."""
+    """The ``n // 2 - 1``-th and ``n // 2``-th smallest along the last axis (n long), as
+    ``np.sort`` orders them: for an even n the two middle values of each row, for an odd n
+    the second is the median."""
     n = values.shape[-1]
-    if n != len({i for pair in _SORT_12 for i in pair}):
+    if n != 12:
         ordered = np.sort(values, axis=-1)
         return ordered[..., n // 2 - 1], ordered[..., n // 2]
     rows = [values[..., k] for k in range(n)]
-    for a, b in _SORT_12:
+    for a, b in _MIDDLE_OF_12:
         rows[a], rows[b] = np.minimum(rows[a], rows[b]), np.maximum(rows[a], rows[b])
     return rows[n // 2 - 1], rows[n // 2]
 
