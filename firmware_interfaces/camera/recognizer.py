@@ -45,7 +45,7 @@ from firmware_interfaces.camera.finder import (
     as_bgr,
     refine_outline,
 )
-from firmware_interfaces.camera.smear import card_smear, frame_smear, unsmeared
+from firmware_interfaces.camera.smear import LENGTH_TRIES, Smear, card_smear, frame_smear, unsmeared
 from firmware_interfaces.cards import RANKS
 
 if TYPE_CHECKING:
@@ -660,8 +660,10 @@ class Recognizer:
         """``looks`` with each card left unread, or read only from its agreeing indexes
         (:meth:`_agreeing_read`), looked at again on the frame with its motion smear undone,
         where the cards read from their faces (not from one corner index, nor from agreeing
-        indexes) show one smear (:mod:`firmware_interfaces.camera.smear`). A look read so
-        replaces the other; a card read from its agreeing indexes that is not is left unread:
+        indexes) show one smear (:mod:`firmware_interfaces.camera.smear`), undone at the length
+        measured and, for the cards still unread, longer (``smear.LENGTH_TRIES``). A
+        look read so replaces the other; a card read from its agreeing indexes that is not is
+        left unread:
         a smear makes clubs and spades alike in both corners at once (a harness 7S, smeared
         10 px, read 7C so, read 7S with the smear undone). Unchanged when every card was
         read from its face, none was, or the frame shows no smear."""
@@ -676,20 +678,31 @@ class Recognizer:
         smear = frame_smear([s for s in smears if s is not None])
         if smear is None:
             return looks
-        boxes = []
+        boxes = {}
         for k in again_at:
             outline = looks[k].found.outlines[0]
             (x0, y0), (x1, y1) = np.floor(outline.min(axis=0)), np.ceil(outline.max(axis=0))
-            boxes.append((int(x0), int(y0), int(x1), int(y1)))
-        sharp = unsmeared(frame, smear, boxes)
+            boxes[k] = (int(x0), int(y0), int(x1), int(y1))
         out = list(looks)
-        for k in again_at:
-            look = looks[k]
-            again = self._look(sharp, look.finder, look.found, look.centre)
-            if again.read and not _by_indexes(again):
-                out[k] = again
-            elif _by_indexes(look):
-                out[k] = _unread(look)
+        pending = again_at
+        # the measured length is often short (LENGTH_TRIES): a card the smear undone at that
+        # length leaves unread is looked at again undone longer
+        for share in LENGTH_TRIES:
+            if not pending:
+                break
+            sharp = unsmeared(frame, Smear(smear.length_px * share, smear.angle_deg), [boxes[k] for k in pending])
+            still = []
+            for k in pending:
+                look = looks[k]
+                again = self._look(sharp, look.finder, look.found, look.centre)
+                if again.read and not _by_indexes(again):
+                    out[k] = again
+                else:
+                    still.append(k)
+            pending = still
+        for k in pending:
+            if _by_indexes(looks[k]):
+                out[k] = _unread(looks[k])
         return out
 
     def _gray_face(self, code: str) -> np.ndarray:

@@ -33,6 +33,14 @@ ESTIMATE_REGULARISATION = 0.02
 #: The moments of the thresholded kernel understate a line's length; measured on our own
 #: scenes' smears (``benchmarks/smear.py``), the line is this much longer.
 LENGTH_SCALE = 1.12
+#: The lengths a frame's smear is undone at, as shares of the length measured, in turn, for the
+#: cards each one left unread. Measured on our own scenes (a box, the harness's sampled line and
+#: our anti-aliased line, 5-12 px, 22 frames each), a frame's length lay at 0.91-1.10 of the
+#: drawn one; on independent harness frames it came out short (9.7 px measured 8.3 from one
+#: card read, which left four cards unread that the smear undone 15 % longer read). Never
+#: shorter: a smear left partly in makes clubs spades (a harness 3C, smeared 8.65 px and
+#: measured 7.06, read 3S past every test undone at 0.8-0.9 of that, and no card at 1-1.15).
+LENGTH_TRIES = (1.0, 1.15)
 #: A frame counts as smeared when its cards' median smear is at least this long (px): frames
 #: without one measured at most 3.2 px (optical blur alone widens the kernel a little).
 MIN_SMEAR_PX = 4.5
