@@ -177,24 +177,3 @@ def test_reads_from_agreeing_indexes_are_the_only_ones_below_the_confidence_of_a
 
     assert AGREEING_CONFIDENCE < INDEX_CONFIDENCE
     assert min(_confidence(margin, 0.9) for margin in (0.0, 0.5, 0.9, 1.0, 50.0)) >= INDEX_CONFIDENCE
-
-
-def test_print_washed_out_to_paper_is_the_veils_and_print_under_a_hand_is_lost(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # the picture of a court card washed out to its paper by a veil (flat and as white as
-    # paper in the middle, fading out toward the indexes) still shows the face's print for the
-    # veil's test; the same middle under a hand, or washed out over more than half the printed
-    # cells, does not
-    w, h = CARD_SIZE
-    face = templates_for(DECK).faces["JD"].astype(np.float32)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    veil = np.minimum(1.0, 1.2 * np.exp(-((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (2 * (0.3 * w) ** 2)))
-    glare = 1.05 * np.percentile(face.reshape(-1, 3), 92, axis=0)  # a little brighter than the paper
-    noise = np.random.default_rng(2).normal(0.0, 2.0, face.shape)
-    washed = np.clip(face + veil[:, :, None] * (glare - face) + noise, 0, 255).astype(np.uint8)
-    hand = face + veil[:, :, None] * (np.asarray(SKIN_TONES["light"], np.float32) - face)
-    hand = np.clip(hand + noise, 0, 255).astype(np.uint8)
-    assert recognizer_module.print_lost(washed, face.astype(np.uint8)) <= recognizer_module.VEIL_PRINT_LOST
-    assert recognizer_module.print_lost(hand, face.astype(np.uint8)) > recognizer_module.VEIL_PRINT_LOST
-    monkeypatch.setattr(recognizer_module, "WASHED_MOST", 0.0)
-    assert recognizer_module.print_lost(washed, face.astype(np.uint8)) > recognizer_module.VEIL_PRINT_LOST
