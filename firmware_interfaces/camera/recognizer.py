@@ -850,12 +850,6 @@ VEIL_PRINT_LOST = 0.12
 #: 0.71 or more in 99 % of cells); a blank cell is paper where at least this white (paper 1).
 PRINT_MATCH = 0.6
 BLANK_PAPER = 0.8
-#: print_lost: a printed cell whose print is gone but that is flat (keeping at most this share
-#: of the face's spread there) and as white as paper (this share of it) was washed out by the
-#: veil, not hidden, when such cells are at most WASHED_MOST of the printed ones.
-WASHED_KEPT = 0.25
-WASHED_LEVEL = 0.9
-WASHED_MOST = 0.5
 
 
 def burnt_out(card: np.ndarray, least: float = BURNT_SHARE) -> np.ndarray | None:
@@ -949,8 +943,7 @@ def print_lost(card: np.ndarray, face: np.ndarray) -> float:
     printed = _cells(_whiteness_on_paper(face))
     rows, cols = printed.shape[:2]
     f = printed.reshape(rows, cols, -1)
-    face_spread = f.std(axis=2)
-    varies = face_spread >= PRINT_VARIES
+    varies = f.std(axis=2) >= PRINT_VARIES
     f = f - f.mean(axis=2, keepdims=True)
     best = np.full((rows, cols), -1.0)
     s, (h, w) = PRINT_SHIFT, white.shape
@@ -961,14 +954,8 @@ def print_lost(card: np.ndarray, face: np.ndarray) -> float:
             g = g - g.mean(axis=2, keepdims=True)
             match = (g * f).sum(axis=2) / np.sqrt((g * g).sum(axis=2) * (f * f).sum(axis=2) + 1e-9)
             best = np.maximum(best, match)
-    seen = _cells(white).reshape(rows, cols, -1)
-    level = seen.mean(axis=2)
-    gone = varies & (best < PRINT_MATCH)
-    # print washed out to paper (flat, and as white as paper) is the veil's, not a hand's
-    washed = gone & (seen.std(axis=2) <= WASHED_KEPT * face_spread) & (level >= WASHED_LEVEL)
-    if np.count_nonzero(washed) <= WASHED_MOST * np.count_nonzero(varies):
-        gone &= ~washed
-    print_gone = int(np.count_nonzero(gone)) / max(1, int(np.count_nonzero(varies)))
+    level = _cells(white).reshape(rows, cols, -1).mean(axis=2)
+    print_gone = int(np.count_nonzero(varies & (best < PRINT_MATCH))) / max(1, int(np.count_nonzero(varies)))
     blank_dark = int(np.count_nonzero(~varies & (level < BLANK_PAPER))) / max(1, int(np.count_nonzero(~varies)))
     return max(print_gone, blank_dark)
 
