@@ -678,7 +678,7 @@ class Recognizer:
         smear = frame_smear([s for s in smears if s is not None])
         if smear is None:
             return looks
-        boxes = {}
+        boxes: dict[int, tuple[int, int, int, int]] = {}
         for k in again_at:
             outline = looks[k].found.outlines[0]
             (x0, y0), (x1, y1) = np.floor(outline.min(axis=0)), np.ceil(outline.max(axis=0))
