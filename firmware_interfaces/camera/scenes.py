@@ -848,6 +848,24 @@ def _place_hand(card: PlacedCard, target: float, rng: random.Random, layout: Lay
     return hand.moved((lo + hi) / 2)
 
 
+def hand_over(image: np.ndarray, layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
+              skin: str = "medium", seed: int = 0) -> np.ndarray:
+    """A copy of ``image`` (a frame of ``layout`` seen through ``table_to_image``) with a
+    dealer's hand flat over the table, its palm at ``palm_mm``, its forearm reaching in from
+    the table's near (bottom) edge, drawn as the randomised scenes draw theirs (its shadow
+    too; the frame's sensor noise and JPEG are not added): what the camera sees while the
+    dealer works."""
+    margin = 200.0
+    origin = (-margin, -margin)
+    canvas_shape = (int((layout.height_mm + 2 * margin) * HAND_PPM), int((layout.width_mm + 2 * margin) * HAND_PPM))
+    mask = hand_mask(canvas_shape, HAND_PPM, origin, HandPose(palm_mm, (0.0, 1.0)))
+    out = image.copy()
+    scale = image.shape[1] / 1280.0
+    paint_hand(out, mask, table_to_image @ canvas_to_table(HAND_PPM, origin), skin, (5 * scale, 5 * scale),
+               np.random.default_rng(seed))
+    return out
+
+
 def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str | None, str]],
                             rng: random.Random, randomise: DomainRandomisation) -> Scene:
     """Draw ``deal`` (``(slot or None, code)`` pairs) on the table ``view`` with settings drawn
