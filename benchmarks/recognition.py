@@ -71,13 +71,15 @@ from calibration.table import CalibrationError, calibrate_from_markers  # noqa: 
 from calibration.templates import build_templates, load_face_images  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
 from firmware_interfaces.camera.finder import learn_empty_table  # noqa: E402
-from firmware_interfaces.camera.recognizer import Recognizer  # noqa: E402
+from firmware_interfaces.camera.recognizer import CardReading, Recognizer  # noqa: E402
 from firmware_interfaces.camera.scenes import (  # noqa: E402
+    OCCLUDED_AT,
     Degradation,
     DomainRandomisation,
     GeneratedFrame,
     generate_test_set,
     hand_over,
+    share_under_hand,
 )
 from firmware_interfaces.camera.scoring import Score, Tally, match  # noqa: E402
 
@@ -229,26 +231,49 @@ def _stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict[str,
 HAND_FRAMES = 30
 
 
-def _with_hand(tf: GeneratedFrame, k: int, rng: np.random.Generator) -> np.ndarray:
-    """The scene as the camera's frame ``k`` of a dealer's hand sweeping across the table, left
-    to right and a little up and down (``scenes.hand_over``), with fresh sensor noise and JPEG."""
+def _hand_at(tf: GeneratedFrame, k: int) -> tuple[float, float]:
+    """Where the palm of a dealer's hand sweeping across the table, left to right and a little
+    up and down, lies in frame ``k`` (table mm)."""
     w, h = tf.layout.width_mm, tf.layout.height_mm
-    palm = (w * (0.05 + 0.9 * k / (HAND_FRAMES - 1)), h * (0.5 + 0.15 * np.sin(k / 3)))
-    out = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, palm, seed=k).astype(np.float32)
-    out = np.clip(out + rng.normal(0, 3, out.shape), 0, 255).astype(np.uint8)
-    return cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 75])[1], cv2.IMREAD_COLOR)
+    return (w * (0.05 + 0.9 * k / (HAND_FRAMES - 1)), h * (0.5 + 0.15 * np.sin(k / 3)))
+
+
+def _with_hand(tf: GeneratedFrame, k: int, rng: np.random.Generator) -> np.ndarray:
+    """The scene as the camera's frame ``k`` of the sweeping hand (``scenes.hand_over``), with
+    fresh sensor noise and JPEG."""
+    out = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, _hand_at(tf, k), seed=k)
+    noisy = np.clip(out.astype(np.float32) + rng.normal(0, 3, out.shape), 0, 255).astype(np.uint8)
+    return cv2.imdecode(cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 75])[1], cv2.IMREAD_COLOR)
+
+
+def _wrong_under_hand(tf: GeneratedFrame, k: int, readings: list[CardReading]) -> int:
+    """How many of ``readings`` name a code no reader may give in frame ``k`` of the sweeping
+    hand: another card's, a code for a card the hand covers by OCCLUDED_AT or more, or any
+    code where no card lies."""
+    palm = _hand_at(tf, k)
+    wrong = 0
+    for r in readings:
+        if r.code is None:
+            continue
+        at = np.mean(r.corners, axis=0)
+        near = [c for c in tf.scene.cards if np.hypot(*(np.mean(c.corners, axis=0) - at)) < 30]
+        if not near or near[0].code != r.code or share_under_hand(
+                tf.layout, tf.scene.table_to_image, palm, np.array(near[0].corners)) >= OCCLUDED_AT:
+            wrong += 1
+    return wrong
 
 
 def _hand_stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict[str, object]:
     """Thread CPU ms per frame over streams of a 6-card table with a hand sweeping across it
     (no frame is still as a whole), read by a recogniser that keeps the cards that did not move
     (``firmware_interfaces.camera.still_cards``) and by one that reads every card of every
-    frame; how many cards the first kept, and in how many frames the two reported other
-    cards (a card under the hand may read either way in two reads of one frame)."""
+    frame; how many cards the first kept, in how many frames the two reported other cards
+    (a card read near the margin limit may read either way in two reads of one frame), and
+    how many codes each gave that no reader may (``_wrong_under_hand``)."""
     rng = np.random.default_rng(1)
     kept_ms: list[float] = []
     full_ms: list[float] = []
-    differ = kept_cards = read_cards = 0
+    differ = kept_cards = read_cards = kept_wrong = full_wrong = 0
     for tf in scenes[:STREAM_SCENES]:
         keeping, reading = _recognizer(tf, templates), _recognizer(tf, templates)
         reading.still = None
@@ -260,6 +285,8 @@ def _hand_stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict
             full_ms.append(b_ms)
             differ += sorted((r.code or "-", r.position or "-") for r in a) != \
                 sorted((r.code or "-", r.position or "-") for r in b)
+            kept_wrong += _wrong_under_hand(tf, k, a)
+            full_wrong += _wrong_under_hand(tf, k, b)
         kept_cards, read_cards = kept_cards + keeping.cards_kept, read_cards + keeping.cards_read
     if not kept_ms:
         return {"frames_timed": 0}
@@ -268,7 +295,8 @@ def _hand_stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict
             "ms_median_keeping_still_cards": round(float(np.median(kept_ms)), 2),
             "ms_mean_reading_every_card": round(float(np.mean(full_ms)), 2),
             "ms_median_reading_every_card": round(float(np.median(full_ms)), 2),
-            "cards_kept": kept_cards, "cards_read": read_cards, "frames_reported_otherwise": differ}
+            "cards_kept": kept_cards, "cards_read": read_cards, "frames_reported_otherwise": differ,
+            "codes_no_reader_may_give_keeping": kept_wrong, "codes_no_reader_may_give_reading_every_card": full_wrong}
 
 
 def scene_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int, hard: bool,

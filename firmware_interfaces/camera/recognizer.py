@@ -65,6 +65,9 @@ PIPS = RANKS[:10]
 FELT_SHOWING = 0.5
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
+#: A card that has not moved keeps its read (``StillCards``) only when it was read at least
+#: this confidently: a sure read (SURE_MARGIN times the margin limit, at the default threshold).
+KEPT_CONFIDENCE = 1.0 - 0.5 / SURE_MARGIN
 #: A doubtful read (any read :meth:`Recognizer._passes` judges: the second look, the fits, the
 #: alignments, and the first pass's read on another of the finder's outlines) must lie within
 #: this many times its card's near limit (``DeckModel.near_limit``: as near as 97 % of its
@@ -157,9 +160,10 @@ class Recognizer:
     since the last frame read in full gets that frame's readings again, at the cost of a
     comparison of two small grey copies (:class:`~firmware_interfaces.camera.change.ChangeDetector`);
     ``frames_read`` and ``frames_reused`` count both kinds. In a frame read in full, a card
-    found where a card lay that has not moved since it was read keeps that read
-    (:class:`~firmware_interfaces.camera.still_cards.StillCards`); ``cards_read`` and
-    ``cards_kept`` count the cards so read and kept."""
+    found where a card lay that has not moved since it was read far past the margin limit
+    (:data:`KEPT_CONFIDENCE`) keeps that read
+    (:class:`~firmware_interfaces.camera.still_cards.StillCards`); ``cards_kept`` counts
+    them, ``cards_read`` the cards the finder found that were read anew."""
 
     def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
                  size_tolerance: float = 0.15, reuse_unchanged: bool = True, second_pass: bool = True):
@@ -188,7 +192,7 @@ class Recognizer:
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
         frame = as_bgr(frame)
-        if self.change is not None and self.change.unchanged(frame):
+        if self.change is not None and self.change.unchanged(frame) and not (self.still and self.still.due()):
             self.frames_reused += 1
             if self.still is not None:
                 self.still.grow_older()
@@ -198,8 +202,12 @@ class Recognizer:
         with one_blas_thread():
             looks = self._recognize(frame)
         if self.still is not None:
-            self.still.remember([(look, look.centre, [look.found.outlines[0], np.array(look.reading.corners)],
-                                  look.read) for look in looks if look.reading is not None])
+            # only sure reads are kept: a read nearer the margin limit may flicker with each
+            # frame's noise (a card 30 % under a resting hand read 9S in half the frames, at 2
+            # times the limit), and the stabiliser must see each frame's own read of it
+            self.still.remember([(look, look.centre, [look.found.outlines[0], np.array(look.reading.corners)])
+                                 for look in looks if look.reading is not None and look.reading.code is not None
+                                 and look.reading.confidence >= KEPT_CONFIDENCE])
         readings = [look.reading for look in looks if look.reading is not None]
         self.frames_read += 1
         if self.change is not None:

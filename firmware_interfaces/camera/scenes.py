@@ -848,22 +848,42 @@ def _place_hand(card: PlacedCard, target: float, rng: random.Random, layout: Lay
     return hand.moved((lo + hi) / 2)
 
 
+#: The canvas a hand over the whole table is drawn on reaches this far (mm) beyond the table.
+_HAND_MARGIN_MM = 200.0
+
+
+def _hand_canvas(layout: Layout, palm_mm: tuple[float, float]) -> tuple[np.ndarray, tuple[float, float]]:
+    """The mask of a hand over ``layout`` (palm at ``palm_mm``, the forearm reaching in from
+    the near edge) on a canvas at :data:`HAND_PPM`, and the canvas's origin in table mm."""
+    m = _HAND_MARGIN_MM
+    shape = (int((layout.height_mm + 2 * m) * HAND_PPM), int((layout.width_mm + 2 * m) * HAND_PPM))
+    return hand_mask(shape, HAND_PPM, (-m, -m), HandPose(palm_mm, (0.0, 1.0))), (-m, -m)
+
+
 def hand_over(image: np.ndarray, layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
               skin: str = "medium", seed: int = 0) -> np.ndarray:
     """A copy of ``image`` (a frame of ``layout`` seen through ``table_to_image``) with a
     dealer's hand flat over the table, its palm at ``palm_mm``, its forearm reaching in from
     the table's near (bottom) edge, drawn as the randomised scenes draw theirs (its shadow
     too; the frame's sensor noise and JPEG are not added): what the camera sees while the
-    dealer works."""
-    margin = 200.0
-    origin = (-margin, -margin)
-    canvas_shape = (int((layout.height_mm + 2 * margin) * HAND_PPM), int((layout.width_mm + 2 * margin) * HAND_PPM))
-    mask = hand_mask(canvas_shape, HAND_PPM, origin, HandPose(palm_mm, (0.0, 1.0)))
+    dealer works. :func:`share_under_hand` says how much of a card it covers."""
+    mask, origin = _hand_canvas(layout, palm_mm)
     out = image.copy()
     scale = image.shape[1] / 1280.0
     paint_hand(out, mask, table_to_image @ canvas_to_table(HAND_PPM, origin), skin, (5 * scale, 5 * scale),
                np.random.default_rng(seed))
     return out
+
+
+def share_under_hand(layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
+                     corners_px: np.ndarray) -> float:
+    """How much of the card with image corners ``corners_px`` the hand :func:`hand_over` draws
+    with its palm at ``palm_mm`` covers (0..1; at :data:`OCCLUDED_AT` or more no reader may
+    name the card)."""
+    mask, origin = _hand_canvas(layout, palm_mm)
+    mm = cv2.perspectiveTransform(np.asarray(corners_px, np.float64).reshape(-1, 1, 2),
+                                  np.linalg.inv(table_to_image)).reshape(-1, 2)
+    return coverage(mask, (mm - np.array(origin)) * HAND_PPM)
 
 
 def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str | None, str]],
