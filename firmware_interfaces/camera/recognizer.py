@@ -672,8 +672,10 @@ class Recognizer:
         quick = self.fine_finder is not None
         first = [self._look(frame, self.finder, found, quick=quick) for found in fresh]
         surroundings = None if self.fine_finder is None else self.finder.surroundings
+        # (the kept cards go to the smear step too: it measures the frame's smear on the cards
+        # read, and with fewer of them it took a smear one card showed for the frame's)
         if self.fine_finder is None:
-            return _one_per_card(kept + self._unsmeared_looks(frame, first))  # every look was in full
+            return _one_per_card(self._unsmeared_looks(frame, kept + first))  # every look was in full
         if surroundings is None or not any(look.doubtful for look in first):
             return _one_per_card(kept + first)
         # a card left unread: the table around it is searched again on the finer view, and
@@ -690,10 +692,10 @@ class Recognizer:
         # one it found and could not read stays unread: the coarser outlines are no better (a
         # full read of a 7C's coarse outline, a few mm off, read it 7S)
         for look in doubtful:
-            if not any(_same_card(look.centre, other.centre) for other in done + again):
+            if not any(_same_card(look.centre, other.centre) for other in kept + done + again):
                 done.append(self._look(frame, self.finder, look.found, look.centre))
         done += [look for look in again if not look.read]
-        return _one_per_card(kept + self._unsmeared_looks(frame, done))
+        return _one_per_card(self._unsmeared_looks(frame, kept + done))
 
     def _reads_as_kept(self, frame: np.ndarray, look: _Look) -> bool:
         """Whether a card kept from an earlier frame still reads as it was read there: the deck
