@@ -7,6 +7,7 @@ import functools
 
 import cv2
 import numpy as np
+import pytest
 from cardart import deck_or_skip, templates_for
 
 from calibration.layout import load_layout
@@ -105,10 +106,16 @@ def test_cards_not_remembered_again_are_forgotten_and_another_size_matches_nothi
 
 
 @functools.cache
-def _scene() -> GeneratedFrame:
+def _scenes() -> list[GeneratedFrame]:
+    """Two tables (each frame is made from the seed and its number alone: the first is the
+    same however many are made)."""
     r = DomainRandomisation(frame_sizes=((1280, 720),), glare_on_card_chance=0.0, motion_blur_chance=0.0)
-    return generate_test_set(deck_or_skip(DECK), [load_layout("baccarat")], 1, seed=8, randomise=r,
-                             off_layout_every=0, empty_every=0)[0]
+    return generate_test_set(deck_or_skip(DECK), [load_layout("baccarat")], 2, seed=8, randomise=r,
+                             off_layout_every=0, empty_every=0)
+
+
+def _scene() -> GeneratedFrame:
+    return _scenes()[0]
 
 
 def _recognizer(tf: GeneratedFrame, reuse: bool = True) -> Recognizer:
@@ -236,52 +243,34 @@ def test_no_card_goes_unread_longer_than_the_refresh_when_the_table_then_stands_
     assert len(read_all) >= 3
 
 
-def test_a_card_read_near_the_margin_limit_is_read_afresh_in_every_frame() -> None:
-    """A card 30 % under a resting hand read 9S in half the frames (about 2 times the margin
-    limit): kept, its one read reached the stabiliser frame after frame and was posted."""
-    tf = _scene()
-    rec = _recognizer(tf)
-    rng = np.random.default_rng(8)
-    hand = _clear_of_cards(tf)
-    looks = rec._recognize
-
-    def doubtful(frame: np.ndarray) -> list:  # type: ignore[type-arg]
-        """The frame's looks, every read made as doubtful as the resting hand's 9S."""
-        out = looks(frame)
-        for look in out:
-            if look.reading is not None and look.reading.code is not None:
-                object.__setattr__(look.reading, "confidence", 0.76)
-        return out
-
-    rec._recognize = doubtful  # type: ignore[method-assign]
-    assert len(rec.recognize(_with_hand(tf, tf.scene.image, hand, rng))) == 6
-    rec._recognize = looks  # type: ignore[method-assign]
-    rec.recognize(_with_hand(tf, tf.scene.image, (hand[0] + 5, hand[1]), rng))
-    assert rec.cards_kept == 0 and rec.cards_read >= 12  # nothing read at 0.76 was kept
-    rec.recognize(_with_hand(tf, tf.scene.image, (hand[0] + 10, hand[1]), rng))
-    assert rec.cards_kept >= 5  # read surely in the frame before: kept
-
-
-def test_a_card_under_a_resting_hand_is_not_posted_from_copies_of_one_read() -> None:
-    """The stabiliser, fed by the keeping recogniser, posts no code for a card 30 % under a
-    resting hand that a recogniser reading every card would not post (the other hand moves
-    far from the cards, so no frame is still as a whole)."""
-    tf = _scene()
-    slot = "banker3"
+@pytest.mark.parametrize(("scene", "slot", "palm", "covered"), [
+    # the first review's: read 9S near the margin limit in half the frames
+    (0, "banker3", (735.7, 301.4), (0.30, 0.35)),
+    # the second's: not found in most frames, read JS at 0.94 from its slot's fit in some
+    (1, "banker3", (750.5, 287.89), (0.45, 0.5)),
+])
+def test_a_card_under_a_resting_hand_is_not_posted_from_copies_of_one_read(
+        scene: int, slot: str, palm: tuple[float, float], covered: tuple[float, float]) -> None:
+    """The stabiliser, fed by the keeping recogniser, posts no code for a card under a resting
+    hand that a recogniser reading every card would not post (the other hand moves far from
+    the cards, so no frame is still as a whole)."""
+    tf = _scenes()[scene]
     card = next(c for c in tf.scene.cards if c.slot == slot)
-    share = share_under_hand(tf.layout, tf.scene.table_to_image, (735.7, 301.4), np.array(card.corners))
-    assert 0.3 <= share < 0.35  # a card no reader may name (scenes.OCCLUDED_AT)
+    share = share_under_hand(tf.layout, tf.scene.table_to_image, palm, np.array(card.corners))
+    assert covered[0] <= share < covered[1]  # a card no reader may name (scenes.OCCLUDED_AT)
     assert all(share_under_hand(tf.layout, tf.scene.table_to_image, _clear_of_cards(tf), np.array(c.corners)) == 0.0
                for c in tf.scene.cards)
-    resting = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, (735.7, 301.4), seed=1)
+    resting = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, palm, seed=1)
     keeping, reading = _recognizer(tf), _recognizer(tf, reuse=False)
-    posted = {"keeping": [], "reading": []}  # type: dict[str, list[str | None]]
+    posted: dict[str, list[str | None]] = {"keeping": [], "reading": []}
     stabilisers = {"keeping": Stabilizer(3), "reading": Stabilizer(3)}
-    rng = np.random.default_rng(0)
-    for k in range(12):
-        frame = _with_hand(tf, resting, (80.0 + 4 * (k % 3), 420.0), rng)
-        for name, rec in (("keeping", keeping), ("reading", reading)):
-            for card in stabilisers[name].update(rec.recognize(frame)):
-                if card.position == slot:
-                    posted[name].append(card.code)
+    far = (820.0 if card.centre_mm[0] < 450 else 80.0, 420.0)
+    for seed in (0,):
+        rng = np.random.default_rng(seed)
+        for k in range(12):
+            frame = _with_hand(tf, resting, (far[0] + 4 * (k % 3), far[1]), rng)
+            for name, rec in (("keeping", keeping), ("reading", reading)):
+                for stable in stabilisers[name].update(rec.recognize(frame)):
+                    if stable.position == slot:
+                        posted[name].append(stable.code)
     assert [c for c in posted["keeping"] if c is not None] == [c for c in posted["reading"] if c is not None]

@@ -65,9 +65,6 @@ PIPS = RANKS[:10]
 FELT_SHOWING = 0.5
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
-#: A card that has not moved keeps its read (``StillCards``) only when it was read at least
-#: this confidently: a sure read (SURE_MARGIN times the margin limit, at the default threshold).
-KEPT_CONFIDENCE = 1.0 - 0.5 / SURE_MARGIN
 #: A doubtful read (any read :meth:`Recognizer._passes` judges: the second look, the fits, the
 #: alignments, and the first pass's read on another of the finder's outlines) must lie within
 #: this many times its card's near limit (``DeckModel.near_limit``: as near as 97 % of its
@@ -160,8 +157,9 @@ class Recognizer:
     since the last frame read in full gets that frame's readings again, at the cost of a
     comparison of two small grey copies (:class:`~firmware_interfaces.camera.change.ChangeDetector`);
     ``frames_read`` and ``frames_reused`` count both kinds. In a frame read in full, a card
-    found where a card lay that has not moved since it was read far past the margin limit
-    (:data:`KEPT_CONFIDENCE`) keeps that read
+    found where a card lay that has not moved since the first pass read it surely (on an
+    outline the masks cut out, not a slot's fit; with ``second_pass=False`` there is no first
+    pass and nothing is kept) keeps that read
     (:class:`~firmware_interfaces.camera.still_cards.StillCards`); ``cards_kept`` counts
     them, ``cards_read`` the cards the finder found that were read anew."""
 
@@ -202,12 +200,11 @@ class Recognizer:
         with one_blas_thread():
             looks = self._recognize(frame)
         if self.still is not None:
-            # only sure reads are kept: a read nearer the margin limit may flicker with each
-            # frame's noise (a card 30 % under a resting hand read 9S in half the frames, at 2
-            # times the limit), and the stabiliser must see each frame's own read of it
+            # only the first pass's sure reads of cards the masks cut out are kept (``_Look.keepable``):
+            # the stabiliser must see each frame's own read of a card whose read may turn with
+            # the frame's noise
             self.still.remember([(look, look.centre, [look.found.outlines[0], np.array(look.reading.corners)])
-                                 for look in looks if look.reading is not None and look.reading.code is not None
-                                 and look.reading.confidence >= KEPT_CONFIDENCE])
+                                 for look in looks if look.keepable and look.reading is not None])
         readings = [look.reading for look in looks if look.reading is not None]
         self.frames_read += 1
         if self.change is not None:
@@ -701,10 +698,10 @@ class Recognizer:
         """Whether a card kept from an earlier frame still reads as it was read there: the deck
         model's nearest card, on the outline it was read on, is the code reported (a card
         swapped for its suit twin in the same place can leave the small grey copy that found it
-        still; 0.3 ms). A kept no-read has nothing to check."""
+        still; 0.3 ms). Only reads are kept; anything else is read again."""
         r = look.reading
         if r is None or r.code is None:
-            return True
+            return False
         return self.calibration.templates.model.read(warp_card(frame, np.array(r.corners))).code == r.code
 
     def _unsmeared_looks(self, frame: np.ndarray, looks: list[_Look]) -> list[_Look]:
@@ -795,15 +792,22 @@ class Recognizer:
             position=slot.name if slot else None,
             centre_mm=at,
         )
-        return _Look(reading, at, code is not None, code is None, found, finder)
+        # kept while it lies still (StillCards): only a sure read of the first pass on an outline
+        # the masks cut out. A read of a slot's fit from the full look is not: a card 48 % under a
+        # resting hand, not found in most frames, was read JS at 0.94 in some, and kept, its
+        # one read reached the stabiliser frame after frame (a review); nor is a read near the
+        # limit (a card 30 % under a hand read 9S at twice it in half the frames)
+        return _Look(reading, at, code is not None, code is None, found, finder,
+                     keepable=quick and code is not None and not found.fitted)
 
 
 @dataclass(frozen=True)
 class _Look:
     """One card as one pass of the recogniser saw it: its reading (None: not reported, see
     :meth:`Recognizer._look`), its centre in mm, whether it was read, and whether it is worth
-    a second look (unread, and not felt showing through an outline), what was found, and by
-    which finder."""
+    a second look (unread, and not felt showing through an outline), what was found, by
+    which finder, and whether it may be kept while it lies still (:meth:`Recognizer._look`'s
+    ``keepable``)."""
 
     reading: CardReading | None
     centre: tuple[float, float]
@@ -811,6 +815,7 @@ class _Look:
     doubtful: bool
     found: FoundCard
     finder: CardFinder
+    keepable: bool = False
 
 
 def _by_indexes(look: _Look) -> bool:
