@@ -25,7 +25,9 @@ from firmware_interfaces.camera.scenes import (
     GeneratedFrame,
     TruthCard,
     generate_test_set,
+    hand_over,
     render_scene,
+    share_under_hand,
 )
 from firmware_interfaces.camera.scoring import Score
 
@@ -182,6 +184,23 @@ def test_the_hand_over_an_occluded_card_is_skin_coloured() -> None:
     b, g, r = (tf.scene.image[:, :, k].astype(int)[mask > 0] for k in range(3))
     skin = (r > g + 15) & (g > b + 8)
     assert skin.mean() > 0.25
+
+
+def test_a_hand_drawn_over_a_frame_covers_the_card_under_its_palm_and_leaves_the_far_ones() -> None:
+    tf = _frames(1, seed=5, occluded_cards=0, **STILL)[0]
+    card = max(tf.scene.cards, key=lambda t: t.centre_mm[0])  # the right-most card
+    palm = (card.centre_mm[0], card.centre_mm[1] + 20.0)
+    over = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, palm)
+    share = share_under_hand(tf.layout, tf.scene.table_to_image, palm, np.array(card.corners))
+    assert share > 0.5
+    mask = np.zeros(over.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(np.array(card.corners)).astype(np.int32), 1)
+    changed = (cv2.absdiff(over, tf.scene.image).max(axis=2) > 30)[mask > 0]
+    assert abs(float(changed.mean()) - share) < 0.1  # the share said is the share drawn
+    far = [t for t in tf.scene.cards if t.centre_mm[0] < palm[0] - 250]
+    assert far and all(share_under_hand(tf.layout, tf.scene.table_to_image, palm, np.array(t.corners)) == 0.0
+                       for t in far)
+    assert over.shape == tf.scene.image.shape and not np.array_equal(over, tf.scene.image)
 
 
 def test_generate_test_set_is_reproducible_for_a_seed() -> None:

@@ -19,9 +19,7 @@
    every slot: dropped or exposed).
 
 A frame in which nothing on the table moved since the last frame read in full
-gets that read again (:mod:`firmware_interfaces.camera.change`); in a frame where
-something moved, a card found where a card lay that has not moved since it was
-read keeps that read (:mod:`firmware_interfaces.camera.still_cards`).
+gets that read again (:mod:`firmware_interfaces.camera.change`).
 """
 
 from __future__ import annotations
@@ -48,7 +46,6 @@ from firmware_interfaces.camera.finder import (
     refine_outline,
 )
 from firmware_interfaces.camera.smear import LENGTH_TRIES, Smear, card_smear, frame_smear, unsmeared
-from firmware_interfaces.camera.still_cards import StillCards
 from firmware_interfaces.cards import RANKS
 
 if TYPE_CHECKING:
@@ -156,12 +153,7 @@ class Recognizer:
     With ``reuse_unchanged`` (the default) a frame in which nothing on the table moved
     since the last frame read in full gets that frame's readings again, at the cost of a
     comparison of two small grey copies (:class:`~firmware_interfaces.camera.change.ChangeDetector`);
-    ``frames_read`` and ``frames_reused`` count both kinds. In a frame read in full, a card
-    found where a card lay that has not moved since the first pass read it surely (on an
-    outline the masks cut out, not a slot's fit; with ``second_pass=False`` there is no first
-    pass and nothing is kept) keeps that read
-    (:class:`~firmware_interfaces.camera.still_cards.StillCards`); ``cards_kept`` counts
-    them, ``cards_read`` the cards the finder found that were read anew."""
+    ``frames_read`` and ``frames_reused`` count both kinds."""
 
     def __init__(self, calibration: Calibration, layout: Layout, threshold: float = DEFAULT_THRESHOLD,
                  size_tolerance: float = 0.15, reuse_unchanged: bool = True, second_pass: bool = True):
@@ -177,35 +169,20 @@ class Recognizer:
             if second_pass else None
         self.change = ChangeDetector(calibration.table, (layout.width_mm, layout.height_mm)) if reuse_unchanged \
             else None
-        self.still: StillCards[_Look] | None = StillCards(calibration.table.image_size, SAME_CARD_MM) \
-            if reuse_unchanged else None
         self._last: list[CardReading] = []
         self._face_ink: dict[str, np.ndarray] = {}
         self._gray_faces: dict[str, np.ndarray] = {}
         self.frames_read = 0
         self.frames_reused = 0
-        self.cards_read = 0
-        self.cards_kept = 0
 
     def recognize(self, frame: np.ndarray) -> list[CardReading]:
         """Every card on the table in ``frame`` (BGR), read or marked as a no-read."""
         frame = as_bgr(frame)
-        if self.change is not None and self.change.unchanged(frame) and not (self.still and self.still.due()):
+        if self.change is not None and self.change.unchanged(frame):
             self.frames_reused += 1
-            if self.still is not None:
-                self.still.grow_older()
             return list(self._last)
-        if self.still is not None:
-            self.still.look_at(frame)
         with one_blas_thread():
-            looks = self._recognize(frame)
-        if self.still is not None:
-            # only the first pass's sure reads of cards the masks cut out are kept (``_Look.keepable``):
-            # the stabiliser must see each frame's own read of a card whose read may turn with
-            # the frame's noise
-            self.still.remember([(look, look.centre, [look.found.outlines[0], np.array(look.reading.corners)])
-                                 for look in looks if look.keepable and look.reading is not None])
-        readings = [look.reading for look in looks if look.reading is not None]
+            readings = self._recognize(frame)
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
@@ -649,60 +626,35 @@ class Recognizer:
         ways = (m.flipped, not m.flipped)
         return unexplained_ink(card, self._face_ink[m.code], ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
 
-    def _recognize(self, frame: np.ndarray) -> list[_Look]:
-        # a card that lies as it lay when it was read keeps that read (StillCards): only the
-        # others are read, and they are all the passes below see
-        kept: list[_Look] = []
-        fresh: list[FoundCard] = []
-        for found in self.finder.find(frame):
-            still = self.still.still(self.finder.to_table(found.outlines[0].mean(axis=0))) \
-                if self.still is not None else None
-            if still is not None and not any(still is k for k in kept) and self._reads_as_kept(frame, still):
-                kept.append(still)
-            else:
-                fresh.append(found)
-        self.cards_kept += len(kept)
-        self.cards_read += len(fresh)
+    def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
         # second and third looks cost several reads and an alignment: they are made on the
         # finer outlines first)
         quick = self.fine_finder is not None
-        first = [self._look(frame, self.finder, found, quick=quick) for found in fresh]
+        first = [self._look(frame, self.finder, found, quick=quick) for found in self.finder.find(frame)]
         surroundings = None if self.fine_finder is None else self.finder.surroundings
-        # (the kept cards go to the smear step too: it measures the frame's smear on the cards
-        # read, and with fewer of them it took a smear one card showed for the frame's)
         if self.fine_finder is None:
-            return _one_per_card(self._unsmeared_looks(frame, kept + first))  # every look was in full
+            return _one_per_card(self._unsmeared_looks(frame, first))  # every look was in full
         if surroundings is None or not any(look.doubtful for look in first):
-            return _one_per_card(kept + first)
+            return _one_per_card(first)
         # a card left unread: the table around it is searched again on the finer view, and
-        # every card there not read in the first pass (nor kept) is read from the outlines found there
+        # every card there not read in the first pass is read from the outlines found there
         done = [look for look in first if look.read]
         doubtful = [look for look in first if look.doubtful]
         again: list[_Look] = []
         for found in self.fine_finder.find_near(frame, [look.centre for look in doubtful], surroundings):
             centre = self.fine_finder.to_table(found.outlines[0].mean(axis=0))
-            if not any(_same_card(centre, look.centre) for look in kept + done):
+            if not any(_same_card(centre, look.centre) for look in done):
                 again.append(self._look(frame, self.fine_finder, found, centre))
         done += [look for look in again if look.read]
         # a doubtful card the second pass did not find gets its full read from its first outlines;
         # one it found and could not read stays unread: the coarser outlines are no better (a
         # full read of a 7C's coarse outline, a few mm off, read it 7S)
         for look in doubtful:
-            if not any(_same_card(look.centre, other.centre) for other in kept + done + again):
+            if not any(_same_card(look.centre, other.centre) for other in done + again):
                 done.append(self._look(frame, self.finder, look.found, look.centre))
         done += [look for look in again if not look.read]
-        return _one_per_card(self._unsmeared_looks(frame, kept + done))
-
-    def _reads_as_kept(self, frame: np.ndarray, look: _Look) -> bool:
-        """Whether a card kept from an earlier frame still reads as it was read there: the deck
-        model's nearest card, on the outline it was read on, is the code reported (a card
-        swapped for its suit twin in the same place can leave the small grey copy that found it
-        still; 0.3 ms). Only reads are kept; anything else is read again."""
-        r = look.reading
-        if r is None or r.code is None:
-            return False
-        return self.calibration.templates.model.read(warp_card(frame, np.array(r.corners))).code == r.code
+        return _one_per_card(self._unsmeared_looks(frame, done))
 
     def _unsmeared_looks(self, frame: np.ndarray, looks: list[_Look]) -> list[_Look]:
         """``looks`` with each card left unread, or read only from its agreeing indexes
@@ -792,22 +744,15 @@ class Recognizer:
             position=slot.name if slot else None,
             centre_mm=at,
         )
-        # kept while it lies still (StillCards): only a sure read of the first pass on an outline
-        # the masks cut out. A read of a slot's fit from the full look is not: a card 48 % under a
-        # resting hand, not found in most frames, was read JS at 0.94 in some, and kept, its
-        # one read reached the stabiliser frame after frame (a review); nor is a read near the
-        # limit (a card 30 % under a hand read 9S at twice it in half the frames)
-        return _Look(reading, at, code is not None, code is None, found, finder,
-                     keepable=quick and code is not None and not found.fitted)
+        return _Look(reading, at, code is not None, code is None, found, finder)
 
 
 @dataclass(frozen=True)
 class _Look:
     """One card as one pass of the recogniser saw it: its reading (None: not reported, see
     :meth:`Recognizer._look`), its centre in mm, whether it was read, and whether it is worth
-    a second look (unread, and not felt showing through an outline), what was found, by
-    which finder, and whether it may be kept while it lies still (:meth:`Recognizer._look`'s
-    ``keepable``)."""
+    a second look (unread, and not felt showing through an outline), what was found, and by
+    which finder."""
 
     reading: CardReading | None
     centre: tuple[float, float]
@@ -815,7 +760,6 @@ class _Look:
     doubtful: bool
     found: FoundCard
     finder: CardFinder
-    keepable: bool = False
 
 
 def _by_indexes(look: _Look) -> bool:
@@ -830,15 +774,14 @@ def _unread(look: _Look) -> _Look:
     return replace(look, reading=replace(look.reading, code=None, confidence=0.0), read=False, doubtful=True)
 
 
-def _one_per_card(looks: list[_Look]) -> list[_Look]:
-    """The looks of ``looks`` that are reported, one per card: a look read from its slot's
-    outline may have been aligned onto the card in that slot that another look read already."""
-    kept: list[_Look] = []
+def _one_per_card(looks: list[_Look]) -> list[CardReading]:
+    """The readings of ``looks``, one per card: a look read from its slot's outline may have
+    been aligned onto the card in that slot that another look read already."""
+    kept: list[CardReading] = []
     for look in looks:
         r = look.reading
-        if r is not None and not any(k.reading is not None and _same_card(r.centre_mm, k.reading.centre_mm)
-                                     for k in kept):
-            kept.append(look)
+        if r is not None and not any(_same_card(r.centre_mm, k.centre_mm) for k in kept):
+            kept.append(r)
     return kept
 
 
