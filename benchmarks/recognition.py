@@ -79,7 +79,7 @@ from firmware_interfaces.camera.scenes import (  # noqa: E402
     GeneratedFrame,
     generate_test_set,
     hand_over,
-    share_under_hand,
+    shares_under_hand,
 )
 from firmware_interfaces.camera.scoring import Score, Tally, match  # noqa: E402
 
@@ -250,15 +250,16 @@ def _wrong_under_hand(tf: GeneratedFrame, k: int, readings: list[CardReading]) -
     """How many of ``readings`` name a code no reader may give in frame ``k`` of the sweeping
     hand: another card's, a code for a card the hand covers by OCCLUDED_AT or more, or any
     code where no card lies."""
-    palm = _hand_at(tf, k)
+    cards = tf.scene.cards
+    covered = shares_under_hand(tf.layout, tf.scene.table_to_image, _hand_at(tf, k),
+                                [np.array(c.corners) for c in cards])
     wrong = 0
     for r in readings:
         if r.code is None:
             continue
         at = np.mean(r.corners, axis=0)
-        near = [c for c in tf.scene.cards if np.hypot(*(np.mean(c.corners, axis=0) - at)) < 30]
-        if not near or near[0].code != r.code or share_under_hand(
-                tf.layout, tf.scene.table_to_image, palm, np.array(near[0].corners)) >= OCCLUDED_AT:
+        near = [j for j, c in enumerate(cards) if np.hypot(*(np.mean(c.corners, axis=0) - at)) < 30]
+        if not near or cards[near[0]].code != r.code or covered[near[0]] >= OCCLUDED_AT:
             wrong += 1
     return wrong
 

@@ -27,7 +27,7 @@ from firmware_interfaces.camera.scenes import (
     generate_test_set,
     hand_over,
     render_scene,
-    share_under_hand,
+    shares_under_hand,
 )
 from firmware_interfaces.camera.scoring import Score
 
@@ -191,15 +191,16 @@ def test_a_hand_drawn_over_a_frame_covers_the_card_under_its_palm_and_leaves_the
     card = max(tf.scene.cards, key=lambda t: t.centre_mm[0])  # the right-most card
     palm = (card.centre_mm[0], card.centre_mm[1] + 20.0)
     over = hand_over(tf.scene.image, tf.layout, tf.scene.table_to_image, palm)
-    share = share_under_hand(tf.layout, tf.scene.table_to_image, palm, np.array(card.corners))
-    assert share > 0.5
+    share, *others = shares_under_hand(tf.layout, tf.scene.table_to_image, palm,
+                                       [np.array(t.corners) for t in [card, *tf.scene.cards]])
+    assert share > 0.5 and share in others
     mask = np.zeros(over.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, np.round(np.array(card.corners)).astype(np.int32), 1)
     changed = (cv2.absdiff(over, tf.scene.image).max(axis=2) > 30)[mask > 0]
     assert abs(float(changed.mean()) - share) < 0.1  # the share said is the share drawn
     far = [t for t in tf.scene.cards if t.centre_mm[0] < palm[0] - 250]
-    assert far and all(share_under_hand(tf.layout, tf.scene.table_to_image, palm, np.array(t.corners)) == 0.0
-                       for t in far)
+    assert far and shares_under_hand(tf.layout, tf.scene.table_to_image, palm,
+                                     [np.array(t.corners) for t in far]) == [0.0] * len(far)
     assert over.shape == tf.scene.image.shape and not np.array_equal(over, tf.scene.image)
 
 

@@ -848,16 +848,22 @@ def _place_hand(card: PlacedCard, target: float, rng: random.Random, layout: Lay
     return hand.moved((lo + hi) / 2)
 
 
-#: The canvas a hand over the whole table is drawn on reaches this far (mm) beyond the table.
+#: The canvas hands and their shadows are drawn on reaches this far (mm) beyond the table.
 _HAND_MARGIN_MM = 200.0
+
+
+def _hand_canvas_of(layout: Layout) -> tuple[tuple[int, int], tuple[float, float]]:
+    """The shape (h, w) at :data:`HAND_PPM` of the canvas over ``layout`` and around it that
+    hands and shadows are drawn on, and its origin in table mm."""
+    m = _HAND_MARGIN_MM
+    return (int((layout.height_mm + 2 * m) * HAND_PPM), int((layout.width_mm + 2 * m) * HAND_PPM)), (-m, -m)
 
 
 def _hand_canvas(layout: Layout, palm_mm: tuple[float, float]) -> tuple[np.ndarray, tuple[float, float]]:
     """The mask of a hand over ``layout`` (palm at ``palm_mm``, the forearm reaching in from
-    the near edge) on a canvas at :data:`HAND_PPM`, and the canvas's origin in table mm."""
-    m = _HAND_MARGIN_MM
-    shape = (int((layout.height_mm + 2 * m) * HAND_PPM), int((layout.width_mm + 2 * m) * HAND_PPM))
-    return hand_mask(shape, HAND_PPM, (-m, -m), HandPose(palm_mm, (0.0, 1.0))), (-m, -m)
+    the near edge) on that canvas, and the canvas's origin in table mm."""
+    shape, origin = _hand_canvas_of(layout)
+    return hand_mask(shape, HAND_PPM, origin, HandPose(palm_mm, (0.0, 1.0))), origin
 
 
 def hand_over(image: np.ndarray, layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
@@ -866,7 +872,7 @@ def hand_over(image: np.ndarray, layout: Layout, table_to_image: np.ndarray, pal
     dealer's hand flat over the table, its palm at ``palm_mm``, its forearm reaching in from
     the table's near (bottom) edge, drawn as the randomised scenes draw theirs (its shadow
     too; the frame's sensor noise and JPEG are not added): what the camera sees while the
-    dealer works. :func:`share_under_hand` says how much of a card it covers."""
+    dealer works. :func:`shares_under_hand` says how much of each card it covers."""
     mask, origin = _hand_canvas(layout, palm_mm)
     out = image.copy()
     scale = image.shape[1] / 1280.0
@@ -875,15 +881,18 @@ def hand_over(image: np.ndarray, layout: Layout, table_to_image: np.ndarray, pal
     return out
 
 
-def share_under_hand(layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
-                     corners_px: np.ndarray) -> float:
-    """How much of the card with image corners ``corners_px`` the hand :func:`hand_over` draws
+def shares_under_hand(layout: Layout, table_to_image: np.ndarray, palm_mm: tuple[float, float],
+                      cards_px: list[np.ndarray]) -> list[float]:
+    """How much of each card (image corners) in ``cards_px`` the hand :func:`hand_over` draws
     with its palm at ``palm_mm`` covers (0..1; at :data:`OCCLUDED_AT` or more no reader may
-    name the card)."""
+    name the card); the hand is drawn once for them all."""
     mask, origin = _hand_canvas(layout, palm_mm)
-    mm = cv2.perspectiveTransform(np.asarray(corners_px, np.float64).reshape(-1, 1, 2),
-                                  np.linalg.inv(table_to_image)).reshape(-1, 2)
-    return coverage(mask, (mm - np.array(origin)) * HAND_PPM)
+    to_table = np.linalg.inv(table_to_image)
+    shares = []
+    for corners in cards_px:
+        mm = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), to_table).reshape(-1, 2)
+        shares.append(coverage(mask, (mm - np.array(origin)) * HAND_PPM))
+    return shares
 
 
 def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str | None, str]],
@@ -936,9 +945,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         draw_card(frame, deck.face(p.code) if p.face_up else deck.back(), corners)
 
     # a canvas over the table and around it for hands and shadows
-    margin = 200.0
-    origin = (-margin, -margin)
-    canvas_shape = (int((layout.height_mm + 2 * margin) * HAND_PPM), int((layout.width_mm + 2 * margin) * HAND_PPM))
+    canvas_shape, origin = _hand_canvas_of(layout)
     canvas_to_image = h_img @ canvas_to_table(HAND_PPM, origin)
     canvas_polys = [(_polygon_mm(p) - origin) * HAND_PPM for p in placed]
 
