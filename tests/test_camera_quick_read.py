@@ -363,3 +363,46 @@ def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_al
     monkeypatch.setattr(recognizer, "align_under_glare", lambda *args: called.append(1))
     assert rec._aligned_read(frame, [(outline, "5S")], outline, None, limit, set(), under_glare=False) is None
     assert called == []
+
+
+
+def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card the finder only fitted (reported only if read) that its second look, first
+    alignment and the fits' second look do not read is not aligned from the fits, searched
+    wider, aligned to the templates' faces or read from its indexes, unless a view of it shows
+    glare: a card under a dealer's hand is such a fit frame after frame, and those routes cost
+    it 35 ms to read nothing. A card the masks cut out still gets them, and a fit that reads
+    is still read."""
+    rec = _recognizer()
+    w, h = CARD_SIZE
+    covered = _table("AD", "KS")
+    covered[_RIGHT[1] : _RIGHT[1] + h, _RIGHT[0] : _RIGHT[0] + int(w * 0.8)] = (95, 140, 200)  # a hand, in BGR
+    glared = covered.copy()
+    cv2.circle(glared, (_RIGHT[0] + int(w * 0.9), _RIGHT[1] + h // 2), w // 8, (255, 255, 255), -1)
+    assert recognizer.burnt_out(warp_card(glared, _outline(_RIGHT)), recognizer.GLARE_SHARE) is not None
+    assert recognizer.burnt_out(warp_card(covered, _outline(_RIGHT)), recognizer.GLARE_SHARE) is None
+    slot = rec.layout.slots[0]
+    in_slot = (slot.x + slot.w / 2, slot.y + slot.h / 2)  # a fit always lies in a slot: its starts are tried too
+
+    calls: list[str] = []
+    for name in ("_aligned_read", "_fitted_read", "_index_read", "_agreeing_read"):
+        real = getattr(Recognizer, name)
+
+        def counted(self: Recognizer, *args: object, _real: object = real, _name: str = name,
+                    **kwargs: object) -> object:
+            calls.append(_name)
+            return _real(self, *args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(Recognizer, name, counted)
+    monkeypatch.setattr(rec.finder, "felt_showing", lambda frame, corners: 0.0)
+
+    look = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
+    assert look.reading is None and look.doubtful
+    assert calls == ["_aligned_read", "_fitted_read"]
+    for frame, fitted in ((covered, False), (glared, True)):
+        calls.clear()
+        rec._look(frame, rec.finder, FoundCard([_outline(_RIGHT)], fitted), in_slot)
+        assert calls[:2] == ["_aligned_read", "_fitted_read"]
+        assert calls.count("_aligned_read") > 1 and "_agreeing_read" in calls
+    read = rec._look(_table("AD", "KS"), rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
+    assert read.reading is not None and read.reading.code == "KS"
