@@ -382,7 +382,7 @@ def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeyp
     assert recognizer.burnt_out(warp_card(glared, _outline(_RIGHT)), recognizer.GLARE_SHARE) is not None
     assert recognizer.burnt_out(warp_card(covered, _outline(_RIGHT)), recognizer.GLARE_SHARE) is None
     slot = rec.layout.slots[0]
-    in_slot = (slot.x + slot.w / 2, slot.y + slot.h / 2)  # a fit always lies in a slot: its starts are tried too
+    in_slot = (slot.x + slot.w / 2, slot.y + slot.h / 2)  # given a slot, its starts and the templates' are tried too
 
     calls: list[str] = []
     for name in ("_aligned_read", "_fitted_read", "_index_read", "_agreeing_read"):
@@ -405,4 +405,8 @@ def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeyp
         assert calls[:2] == ["_aligned_read", "_fitted_read"]
         assert calls.count("_aligned_read") > 1 and "_agreeing_read" in calls
     read = rec._look(_table("AD", "KS"), rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
+    assert read.reading is not None and read.reading.code == "KS"
+    # the fits' own second look is kept for every fit: what it reads is reported
+    monkeypatch.setattr(Recognizer, "_fitted_read", lambda self, *args: ("KS", 0.9, _outline(_RIGHT)))
+    read = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
     assert read.reading is not None and read.reading.code == "KS"
