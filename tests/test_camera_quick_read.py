@@ -365,12 +365,11 @@ def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_al
     assert called == []
 
 
-
 def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
     """A card the finder only fitted (reported only if read) that its second look, first
     alignment and the fits' second look do not read is not aligned from the fits, searched
     wider, aligned to the templates' faces or read from its indexes, unless a view of it shows
-    glare: a card under a dealer's hand is such a fit frame after frame, and those routes cost
+    a burnt-out highlight: a card under a dealer's hand is such a fit frame after frame, and those routes cost
     it 35 ms to read nothing. A card the masks cut out still gets them, and a fit that reads
     is still read."""
     rec = _recognizer()

@@ -331,12 +331,11 @@ class Recognizer:
             fits = self.finder.fit_cards(frame, reads[0][1], slot)
             read = self._fitted_read(frame, fits, limit, clear_elsewhere)
             if read is None and fitted_only and not glare:
-                # a card the finder only fitted (reported only if read), no burnt-out highlight
-                # in any view of it,
-                # goes no further: a card a dealer's hand covers is such a fit frame after
-                # frame, and the routes below cost it 35 ms more each time, to read nothing;
-                # on our 13 sets (4,368 cards) they read one such card, a 3D of a burnt-glare
-                # set (docs/camera.md, session 48)
+                # a card the finder only fitted (reported only if read), with no burnt-out
+                # highlight in any view of it, goes no further: a card a dealer's hand covers is
+                # such a fit frame after frame, and the routes below cost it 35 ms more each
+                # time, to read nothing; on our 13 sets (4,368 cards) they read one such card, a
+                # 3D of a burnt-glare set (docs/camera.md, session 48)
                 return None, 0.0, as_read
             if read is None:
                 fit_starts = []
