@@ -571,11 +571,16 @@ class CardFinder:
         s = self._px_per_mm
         self.surroundings = Surroundings((self._shift[0, 2] / s, self._shift[1, 2] / s), felt_white, felt, scale, gain)
         level = self._paper_level(border)
+        # bare print is no paper: an empty slot's white lines (double ones fill 30-60 % of a
+        # card's area) must not cost a fit each; print a card covers still counts
+        paper_may_lie = None
+        if reference is not None:
+            paper_may_lie = reference.not_printed if covered is None else cv2.bitwise_or(reference.not_printed, covered)
         fitted_centres: list[tuple[float, float]] = []
         for slot in self.layout.slots:
             if any(_near_slot(slot, centre) for _, centre in found):
                 continue
-            fitted = self._fit_in_slot(border, slot, level, frame, gain)
+            fitted = self._fit_in_slot(border, slot, level, frame, gain, paper_may_lie)
             if fitted is not None:
                 fit, box, centre = fitted
                 found.append(([(fit, box)], centre))
@@ -904,7 +909,8 @@ class CardFinder:
         return parts
 
     def _fit_in_slot(
-        self, white: np.ndarray, slot: Slot, paper_level: float, frame: np.ndarray, gain: np.ndarray | None
+        self, white: np.ndarray, slot: Slot, paper_level: float, frame: np.ndarray, gain: np.ndarray | None,
+        paper_may_lie: np.ndarray | None = None,
     ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
         """A card-sized rectangle fitted to the whiteness steps in and around ``slot``, when
         paper lies there that no mask cut out as a card (a court card whose border breaks,
@@ -921,10 +927,12 @@ class CardFinder:
         s = self._px_per_mm
         cw, ch = self.layout.card_mm
         sx, sy = slot.centre
-        region = white[
-            max(0, int(slot.y * s)) : int((slot.y + slot.h) * s), max(0, int(slot.x * s)) : int((slot.x + slot.w) * s)
-        ]
-        if region.size == 0 or np.count_nonzero(region > paper_level) < 0.3 * cw * ch * s * s:
+        rows = slice(max(0, int(slot.y * s)), int((slot.y + slot.h) * s))
+        cols = slice(max(0, int(slot.x * s)), int((slot.x + slot.w) * s))
+        paper = white[rows, cols] > paper_level
+        if paper_may_lie is not None:
+            paper &= paper_may_lie[rows, cols] > 0
+        if paper.size == 0 or np.count_nonzero(paper) < 0.3 * cw * ch * s * s:
             return None
         # every hypothesis with its outside samples: the card's half diagonal, the search's
         # offsets (12 mm each way) and the farthest outside sample (5 mm), and the blur's reach
