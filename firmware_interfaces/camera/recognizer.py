@@ -193,9 +193,8 @@ class Recognizer:
               slot: Slot | None = None, fitted_only: bool = False) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
         sure read (below: on the finder's own outline, on the refined one, or on another of
-        the finder's outlines if it passes a doubtful read's tests, :meth:`_sure_elsewhere`, or
-        on the likeliest outline aligned to its face, :meth:`_quick_aligned`), nothing more
-        (None otherwise).
+        the finder's outlines if it passes a doubtful read's tests, :meth:`_sure_elsewhere`),
+        nothing more (None otherwise).
 
         A read far past the model's margin limit (:data:`SURE_MARGIN`, :meth:`_sure`) on the
         finder's own outline stands when a corner index reads the same code
@@ -293,10 +292,7 @@ class Recognizer:
             m, corners, _ = sure
             return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         if quick:
-            aligned_read = self._quick_aligned(frame, reads, limit)
-            if aligned_read is not None:
-                return aligned_read
-            # not sure on any outline, nor aligned: the card gets its full read in the second pass
+            # not sure on any outline: the card gets its full read in the second pass
             return None, 0.0, _as_read(reads[0][1], reads[0][0].flipped)
         m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
         m, card, corners, near_elsewhere = self._second_look(frame, (m0, card0, c0), _as_read(c0, m0.flipped))
@@ -400,38 +396,6 @@ class Recognizer:
                     and (_beyond_index_doubt(model, m, limit) or not model.index_names_another(m))
                     and not _index_covered(model, m, card)
                     and (not pips_hidden(m.code, m.runner_up) or self._ink_explained(m, card)))
-
-    def _quick_aligned(self, frame: np.ndarray, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
-                       limit: float) -> tuple[str, float, np.ndarray] | None:
-        """In the first pass, a card not sure on any of the finder's outlines: the outline that
-        read nearest to a card, aligned to that card's face (:func:`align_to_face`), read sure
-        (:meth:`_sure`) and past every test an aligned read of the full read must pass
-        (:meth:`_passes`, with the views around the aligned outline); None otherwise. A card
-        lying over its slot's white line has no edge there, and its outline comes out a few mm
-        off, clipped at the line; read at its true corners it is sure (29 of the 39 cards
-        held-out tigullio's 720p timing frames left to the full read), and the alignment
-        finds them from its print (about 5 ms) without the second pass's finer search and
-        the second look that precede the full read's alignment."""
-        model = self.calibration.templates.model
-        m0, c0, _ = min(reads, key=lambda r: r[0].distance)
-        aligned = align_to_face(frame, _as_read(c0, m0.flipped), self.calibration.templates.faces[m0.code])
-        if aligned is None or not self.finder.card_shaped(aligned):
-            return None
-        card = warp_card(frame, aligned)
-        m = model.read(card)
-        clear = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
-        if not (self._sure(m, card, limit) and self._plausible(m, limit, clear)):
-            return None  # (the cheap tests first: the views around cost ten reads)
-        if self._passes(m, card, limit, clear, self._clear_around(frame, aligned, m.code, limit)):
-            return m.code, _confidence(m.margin, model.min_margin), _as_read(aligned, m.flipped)
-        return None
-
-    def _clear_around(self, frame: np.ndarray, outline: np.ndarray, code: str, limit: float) -> set[str]:
-        """``code`` and the codes the views around ``outline`` (:func:`_nudged`) read clearly
-        (past ``limit``): every one must be the read's own."""
-        model = self.calibration.templates.model
-        return {code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(outline))
-                         if r.accepted and r.margin >= limit}
 
     def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                         limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
@@ -627,8 +591,9 @@ class Recognizer:
                 continue  # fails the cheap tests of _passes: no need to read the views around it
             # the second look's views lay around an outline that may have been off; around the
             # aligned one, its own views say whether the card lies near another code
-            if self._passes(ma, card, limit, clear_elsewhere, self._clear_around(frame, aligned, ma.code, limit),
-                            veto_margin):
+            near_aligned = {ma.code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(aligned))
+                                        if r.accepted and r.margin >= limit}
+            if self._passes(ma, card, limit, clear_elsewhere, near_aligned, veto_margin):
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
         return None
 
