@@ -363,20 +363,34 @@ def test_a_slot_fit_takes_the_cards_own_height_when_the_card_looks_smaller_than_
 def test_an_empty_slots_printed_lines_are_no_paper_to_fit_a_card_to(monkeypatch: pytest.MonkeyPatch) -> None:
     """Doubled slot lines fill 30-60 % of a card's area of an empty slot; counted as paper,
     each such slot cost a card-sized fit (about 5 ms at 720p) in every frame. Bare print is
-    no paper; print a card covers still is (measured on these 12 empty tables of the games
-    with 12-13 slots: 21 fits before, 3 since, the rest under glare-free light)."""
+    no paper (print a card covers still is). Measured on these 12 empty tables of the games
+    with 12-13 slots, no glare: 21 slots fitted before, 3 since (the count depends on the
+    seed: over seeds 1, 2, 3, 5 and 7, 105 before and 31 since, the rest in slots where
+    paper-bright pixels lie off the print)."""
     r = DomainRandomisation(second_line_chance=1.0, glare_spots=(0, 0), words_chance=1.0, hand_shadow_chance=0.0)
     frames = generate_test_set(deck_or_skip("svg-cards"), [load_layout(g) for g in ("three-pictures", "three-face")],
                                12, seed=5, randomise=r, empty_every=1)
-    fits = []
-    fit_rect = CardFinder._fit_rect
+    in_slot = []
+    fit_in_slot, fit_rect = CardFinder._fit_in_slot, CardFinder._fit_rect
+
+    def slot_fit(self: CardFinder, *args: object) -> object:
+        in_slot.append(True)
+        try:
+            return fit_in_slot(self, *args)  # type: ignore[arg-type]
+        finally:
+            in_slot.pop()
+
+    fitted_slots = []
 
     def counted(self: CardFinder, *args: object) -> object:
-        fits.append(1)
+        if in_slot:
+            fitted_slots.append(1)  # the slot's paper was enough to try a fit
         return fit_rect(self, *args)  # type: ignore[arg-type]
 
+    monkeypatch.setattr(CardFinder, "_fit_in_slot", slot_fit)
     monkeypatch.setattr(CardFinder, "_fit_rect", counted)
     for tf in frames:
         assert tf.scene.cards == []
         assert _recognizer(tf).recognize(tf.scene.image) == []
-    assert len(fits) <= 5, f"{len(fits)} slot fits on 12 empty tables (3 measured; 21 with the lines taken for paper)"
+    assert len(fitted_slots) <= 5, (f"{len(fitted_slots)} empty slots fitted on 12 empty tables "
+                                    "(3 measured; 21 with the lines taken for paper)")

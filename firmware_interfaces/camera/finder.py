@@ -572,10 +572,12 @@ class CardFinder:
         self.surroundings = Surroundings((self._shift[0, 2] / s, self._shift[1, 2] / s), felt_white, felt, scale, gain)
         level = self._paper_level(border)
         # bare print is no paper: an empty slot's white lines (double ones fill 30-60 % of a
-        # card's area) must not cost a fit each; print a card covers still counts
+        # card's area) must not cost a fit each; print a card covers still counts. Only where
+        # the empty table is known: without it no print is known to be covered, and a court
+        # card over its lines kept barely the paper it needs (1.1 times, against 1.5 or more)
         paper_may_lie = None
-        if reference is not None:
-            paper_may_lie = reference.not_printed if covered is None else cv2.bitwise_or(reference.not_printed, covered)
+        if reference is not None and covered is not None:
+            paper_may_lie = cv2.bitwise_or(reference.not_printed, covered)
         fitted_centres: list[tuple[float, float]] = []
         for slot in self.layout.slots:
             if any(_near_slot(slot, centre) for _, centre in found):
@@ -920,7 +922,9 @@ class CardFinder:
         out (:meth:`_edge_contrast`). Returns (border contrast, box in px of this finder's
         view, centre in mm).
 
-        Whether paper lies there is asked of ``white`` (this finder's view); the steps are
+        Whether paper lies there is asked of ``white`` (this finder's view), where
+        ``paper_may_lie`` is set (when given: all but the bare print, so that an empty slot's
+        own lines are no paper; print a card covers is set); the steps are
         sampled a millimetre or two from the edge, finer than a coarse view resolves, so the
         fit itself is made on a window of the table around the slot at
         :data:`CALIBRATION_PX_PER_MM` (:meth:`_fine_window`, from ``frame`` and ``gain``)."""
@@ -934,8 +938,6 @@ class CardFinder:
             paper &= paper_may_lie[rows, cols] > 0
         if paper.size == 0 or np.count_nonzero(paper) < 0.3 * cw * ch * s * s:
             return None
-        # every hypothesis with its outside samples: the card's half diagonal, the search's
-        # offsets (12 mm each way) and the farthest outside sample (5 mm), and the blur's reach
         fitted = self._fit_rect(frame, gain, (sx, sy), 90.0 if slot.w > slot.h else 0.0)
         if fitted is None:
             return None
