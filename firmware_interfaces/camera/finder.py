@@ -175,6 +175,14 @@ class _EmptyTable:
         return at
 
 
+def _not_bare_print(ref: _EmptyTable | None, covered: np.ndarray | None) -> np.ndarray | None:
+    """Where a card may lie as far as the table's print says: everything but the print, and
+    the printed pixels a card covers (``covered``); None when the print is not known."""
+    if ref is None:
+        return None
+    return ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
+
+
 @dataclass(frozen=True)
 class Surroundings:
     """What a search of the whole table measured in one frame that a finer search of a part of
@@ -562,8 +570,9 @@ class CardFinder:
         border = white if change is None else change
         felt_white, felt = self._felt_grids(table, white)
         tw, th = self._size
+        not_bare_print = _not_bare_print(reference, covered)
         masks = self._mask_contours(
-            table, white, covered, reference, self._search,
+            table, white, reference, not_bare_print, self._search,
             cv2.resize(felt_white, (tw, th), interpolation=cv2.INTER_LINEAR),
             cv2.resize(felt, (tw, th), interpolation=cv2.INTER_LINEAR),
         )
@@ -575,9 +584,7 @@ class CardFinder:
         # card's area) must not cost a fit each; print a card covers still counts. Only where
         # the empty table is known: without it no print is known to be covered, and a court
         # card over its lines kept barely the paper it needs (1.1 times, against 1.5 or more)
-        paper_may_lie = None
-        if reference is not None and covered is not None:
-            paper_may_lie = cv2.bitwise_or(reference.not_printed, covered)
+        paper_may_lie = not_bare_print if covered is not None else None
         fitted_centres: list[tuple[float, float]] = []
         for slot in self.layout.slots:
             if any(_near_slot(slot, centre) for _, centre in found):
@@ -663,7 +670,7 @@ class CardFinder:
                 local_gain = self._grid_in(surroundings.gain, x0, y0, size)
                 border = _channel_max(cv2.subtract(now, cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)))
         masks = self._mask_contours(
-            table, white, covered, window_ref, self._search[y0:y1, x0:x1],
+            table, white, window_ref, _not_bare_print(window_ref, covered), self._search[y0:y1, x0:x1],
             self._grid_in(surroundings.felt_white, x0, y0, size), self._grid_in(surroundings.felt, x0, y0, size),
         )
         inside = [
@@ -814,18 +821,18 @@ class CardFinder:
         return covered, _channel_max(cv2.subtract(now, local_hi)), scale, low
 
     def _mask_contours(
-        self, table: np.ndarray, white: np.ndarray, covered: np.ndarray | None, ref: _EmptyTable | None,
+        self, table: np.ndarray, white: np.ndarray, ref: _EmptyTable | None, not_bare_print: np.ndarray | None,
         search: np.ndarray, felt_white: np.ndarray, felt: np.ndarray,
     ) -> list[tuple[list[np.ndarray], bool]]:
         """The outer contours of the masks of :meth:`_raw_masks`, cleaned: printed structure
-        taken out (except where a card covers it), closed, opened so that lines let go of
-        cards (the outer contours of a mask are those of the mask filled). ``search`` is where
-        cards are looked for, ``felt_white`` and ``felt`` the felt's level and colour there."""
+        taken out (except where a card covers it: ``not_bare_print``, :func:`_not_bare_print`),
+        closed, opened so that lines let go of cards (the outer contours of a mask are those of
+        the mask filled). ``search`` is where cards are looked for, ``felt_white`` and ``felt``
+        the felt's level and colour there."""
         out = []
         raw = self._raw_masks(table, white, felt_white, felt)
-        if ref is not None:
-            keep = ref.not_printed if covered is None else cv2.bitwise_or(ref.not_printed, covered)
-            search = cv2.bitwise_and(search, keep)
+        if not_bare_print is not None:
+            search = cv2.bitwise_and(search, not_bare_print)
         for m, closing, cut in raw:
             m = cv2.bitwise_and(m, search)
             if ref is not None:
