@@ -18,7 +18,14 @@ from cardart import deck_or_skip
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from firmware_interfaces.camera.recognizer import CardReading
-from firmware_interfaces.camera.scene_effects import project, tilt_from_homography
+from firmware_interfaces.camera.scene_effects import (
+    CameraFaults,
+    GlareSpot,
+    glare_field,
+    ink_left,
+    project,
+    tilt_from_homography,
+)
 from firmware_interfaces.camera.scenes import (
     Degradation,
     DomainRandomisation,
@@ -155,6 +162,44 @@ def test_a_burnt_out_highlight_clips_one_card_to_white_and_leaves_the_rest_of_th
     assert any(v > 0.5 for v in shares) and any(0 < v <= 0.5 for v in shares)
 
 
+def _card_on_felt(code: str = "8S") -> tuple[np.ndarray, np.ndarray]:
+    face = deck_or_skip("svg-cards").face(code)
+    corners = np.array([[500, 200], [590, 200], [590, 330], [500, 330]], np.float64)
+    return face, corners
+
+
+def test_ink_left_is_all_of_it_in_plain_light_and_little_under_a_glare_an_exposure_over() -> None:
+    """``ink_left``: in even light all of a card's ink shows, a stop under as well (nothing
+    clips); a stop over clips only its palest print; a strong glare spot on the card, a stop
+    over, clips paper and ink alike to white where it falls (less of it on the card's top
+    half than centred on it); a weak spot, or a strong one elsewhere on the table, takes none."""
+    face, corners = _card_on_felt()
+    light = np.ones((720, 1280), np.float32)
+
+    def glare_at(x: float, y: float, strength: float) -> np.ndarray:
+        return glare_field((1280, 720), [GlareSpot(x, y, 40.0, 50.0, strength)])
+
+    none = np.zeros((720, 1280), np.float32)
+    assert ink_left(face, corners, light, none, CameraFaults()) == 1.0
+    assert ink_left(face, corners, light, none, CameraFaults(exposure_stops=-1.0)) == 1.0
+    assert 0.9 < ink_left(face, corners, light, none, CameraFaults(exposure_stops=1.0)) < 1.0
+    burnt = ink_left(face, corners, light, glare_at(545, 265, 300.0), CameraFaults(exposure_stops=1.0))
+    top = ink_left(face, corners, light, glare_at(545, 215, 300.0), CameraFaults(exposure_stops=1.0))
+    assert burnt < 0.25 and burnt < top < 0.9
+    assert ink_left(face, corners, light, glare_at(545, 265, 20.0), CameraFaults()) == 1.0
+    assert ink_left(face, corners, light, glare_at(1100, 600, 300.0), CameraFaults()) == 1.0
+
+
+def test_randomised_scenes_record_the_ink_glare_and_exposure_left_on_each_card() -> None:
+    frames = _frames(4, seed=8, glare_spots=(1, 1), glare_on_card_chance=1.0, glare_strength=(140.0, 140.0),
+                     exposure_stops=(1.0, 1.0), layouts=("baccarat",))
+    left = [t.conditions["ink_left"] for tf in frames for t in tf.scene.cards]
+    assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in left)
+    assert min(left) < 0.9 and max(left) == 1.0  # the card under the spot lost some, others none
+    face_down = _frames(1, seed=8, face_down_cards=1, layouts=("baccarat",))[0].scene.cards
+    assert [t.conditions["ink_left"] for t in face_down if t.conditions["kind"] == "face_down"] == [None]
+
+
 def test_the_default_hard_set_has_no_card_that_cannot_be_named() -> None:
     for tf in _frames(2, seed=21):
         assert all(t.code is not None and t.conditions["kind"] == "normal" for t in tf.scene.cards)
@@ -268,7 +313,17 @@ def test_cards_are_counted_in_the_bands_of_their_conditions() -> None:
     assert list(bands["tilt_deg"]) == ["10-18"] and list(bands["motion_blur"]) == ["no"]
     assert list(bands["felt_colour"]) == ["dark"] and list(bands["frame_size"]) == ["1920x1080"]
     assert bands["card_width_mm"]["<58"]["cards"] == 2
+    assert "ink_left" not in bands  # no card recorded it
     assert "glare_on_card" in bands and bands["glare_on_card"]["yes"]["phantom_cards"] == 0  # a phantom has no card
+
+
+def test_a_card_is_counted_in_the_band_of_the_ink_left_on_it() -> None:
+    score = Score()
+    score.add([_truth("AS", 100, ink_left=0.4), _truth("KD", 300, ink_left=0.95), _truth("2C", 500, ink_left=None)],
+              [_reading(None, 100), _reading("KD", 300), _reading("2C", 500)], "f", conditions={})
+    bands = score.to_dict()["bands"]["ink_left"]
+    assert list(bands) == ["<0.5", ">0.9"]
+    assert bands["<0.5"]["no_reads"] == 1 and bands[">0.9"]["read_correctly"] == 1
 
 
 def test_without_conditions_there_are_no_bands() -> None:

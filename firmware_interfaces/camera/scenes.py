@@ -57,6 +57,7 @@ from firmware_interfaces.camera.scene_effects import (
     felt_texture,
     glare_field,
     hand_mask,
+    ink_left,
     light_field,
     paint_hand,
     pinhole_camera,
@@ -90,7 +91,9 @@ class TruthCard:
     ``code`` is None for a card no reader may name (face down, half under a hand, cut by
     the frame edge): the right answer there is a no-read. ``conditions`` records how this
     card was drawn (``kind``, ``card_width_mm``, ``rotation_deg``, ``offset_mm``,
-    ``glare_on_card``, ``occluded``, ``cut``, ``face_up``, ...)."""
+    ``glare_on_card``, ``occluded``, ``cut``, ``face_up``, ...; in randomised scenes
+    ``ink_left``: the share of its ink glare and exposure left showing,
+    :func:`~firmware_interfaces.camera.scene_effects.ink_left`, None face down)."""
 
     code: str | None
     corners: list[tuple[float, float]]
@@ -1019,6 +1022,8 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         noise_sigma=rng.uniform(*r.noise_sigma),
         jpeg_quality=rng.randint(*r.jpeg_quality),
     )
+    ink_shows = [ink_left(deck.face(p.code), c, light, glare, faults) if p.face_up else None
+                 for p, c in zip(placed, corners_img, strict=False)]
     image = apply_camera(frame, light, glare, faults, nrng)
 
     truth: list[TruthCard] = []
@@ -1030,6 +1035,7 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
             "occluded": kinds[k] == "occluded", "occluded_fraction": round(under_hand[k], 3),
             "cut": kinds[k] == "cut", "cut_fraction": round(cut_fractions.get(k, 0.0), 3),
             "shadow": shadow_on[k],
+            "ink_left": _rounded(ink_shows[k]),
         })
         if burnt_share:
             cond.update({"glare_burnt": burnt_share[k] > 0.0, "glare_burnt_share": round(burnt_share[k], 3)})
@@ -1054,6 +1060,10 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         special = {kind: kinds.count(kind) for kind in ("face_down", "occluded", "cut", "burnt")}
         conditions.update({"burnt_glare": len(burnt), "special": special})
     return Scene(image, truth, h_img, {"deck": deck.name, "layout": layout.name, "conditions": conditions})
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 def _randomised_frame(deck: DeckArt, layout: Layout, rng: random.Random, r: DomainRandomisation, n: int,

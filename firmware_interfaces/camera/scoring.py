@@ -8,8 +8,8 @@ A reading that belongs to no true card is a phantom.
 
 Given the scene's ``meta["conditions"]``, :meth:`Score.add` also counts every card in
 *bands* of the conditions it was drawn under (blur, noise, JPEG, tilt, glare on the
-card, motion blur, felt colour, card width, frame size, kind), so a failure can be
-traced to its condition.
+card, the ink glare and exposure left showing, motion blur, felt colour, card width,
+frame size, kind), so a failure can be traced to its condition.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ NUMERIC_BANDS: dict[str, tuple[str, tuple[float, ...]]] = {
     "exposure_stops": ("exposure_stops", (-0.5, 0.5)),
     "card_width_mm": ("card_width_mm", (58.0, 60.0, 62.0)),
     "pose_shift_px": ("pose_shift_px", (1.0, 3.0)),
+    # the share of a card's ink glare and exposure left showing (scene_effects.ink_left)
+    "ink_left": ("ink_left", (0.5, 0.75, 0.9)),
 }
 #: Yes/no bands: band name -> condition key (yes when the value is true or above 0).
 YES_NO_BANDS: dict[str, str] = {"glare_on_card": "glare_on_card", "motion_blur": "motion_blur_px",
