@@ -193,8 +193,9 @@ class Recognizer:
               slot: Slot | None = None, fitted_only: bool = False) -> tuple[str | None, float, np.ndarray]:
         """Read a card; returns (code or None, confidence, corners as read). ``quick``: only a
         sure read (below: on the finder's own outline, on the refined one, or on another of
-        the finder's outlines if it passes a doubtful read's tests, :meth:`_sure_elsewhere`),
-        nothing more (None otherwise).
+        the finder's outlines if it passes a doubtful read's tests, :meth:`_sure_elsewhere`,
+        or on the likeliest outline aligned to its face, :meth:`_quick_aligned`), nothing
+        more (None otherwise).
 
         A read far past the model's margin limit (:data:`SURE_MARGIN`, :meth:`_sure`) on the
         finder's own outline stands when a corner index reads the same code
@@ -292,7 +293,10 @@ class Recognizer:
             m, corners, _ = sure
             return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         if quick:
-            # not sure on any outline: the card gets its full read in the second pass
+            aligned_read = self._quick_aligned(frame, reads, limit)
+            if aligned_read is not None:
+                return aligned_read
+            # not sure on any outline, nor aligned: the card gets its full read in the second pass
             return None, 0.0, _as_read(reads[0][1], reads[0][0].flipped)
         m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
         m, card, corners, near_elsewhere = self._second_look(frame, (m0, card0, c0), _as_read(c0, m0.flipped))
@@ -396,6 +400,36 @@ class Recognizer:
                     and (_beyond_index_doubt(model, m, limit) or not model.index_names_another(m))
                     and not _index_covered(model, m, card)
                     and (not pips_hidden(m.code, m.runner_up) or self._ink_explained(m, card)))
+
+    def _quick_aligned(self, frame: np.ndarray, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
+                       limit: float) -> tuple[str, float, np.ndarray] | None:
+        """In the first pass, a card not sure on any of the finder's outlines (``reads``): the
+        outline that read nearest to a card, aligned to that card's face
+        (:func:`align_to_face`, about 5 ms at 720p), read again; the read stands when it is
+        sure (:meth:`_sure`), passes a doubtful read's cheap tests (:meth:`_plausible`: near
+        its card, clear of its suit twin and pip rival, no outline reading another code
+        clearly) and a corner index confirms it or both name it (:func:`_indexes_agree`).
+        None otherwise: the card gets its full read in the second pass.
+
+        A card over its slot's white line shows no edge there, and its outline comes out
+        clipped at the line, mm off; aligned to its print it reads sure, but held-out
+        tigullio's small indexes at 720p read their code unclearly (below the index model's
+        own margin limit), so confirming by one index alone left most such cards to the
+        second pass. The second look's views around the outline and the templates' read,
+        which a full read's alignment is also asked, cost 10-20 ms more a card here: more
+        than the finer search they would spare (docs/camera.md, sessions 49 and 50)."""
+        model = self.calibration.templates.model
+        m0, c0, _ = min(reads, key=lambda r: r[0].distance)
+        aligned = align_to_face(frame, _as_read(c0, m0.flipped), self.calibration.templates.faces[m0.code])
+        if aligned is None or not self.finder.card_shaped(aligned):
+            return None
+        card = warp_card(frame, aligned)
+        m = model.read(card)
+        clear = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
+        if (self._sure(m, card, limit) and self._plausible(m, limit, clear)
+                and (_index_confirms(m) or _indexes_agree(model, m))):
+            return m.code, _confidence(m.margin, model.min_margin), _as_read(aligned, m.flipped)
+        return None
 
     def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
                         limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
@@ -982,6 +1016,16 @@ def _index_confirms(m: ModelReading) -> bool:
     off was not safe: the indexes, a little off too, read too unclearly to veto a 5S whose
     middle pip glare hid (read 4S) or a burnt 3S (read 2S) on a held-out design."""
     return m.indexes is not None and any(r.code == m.code and r.accepted for r in m.indexes)
+
+
+def _indexes_agree(model: DeckModel, m: ModelReading) -> bool:
+    """Whether both corner indexes of the card read as ``m`` lie nearest to its code, each as
+    near as 97 % of the index model's held-out views lay to theirs (``DeckModel.near_distance``),
+    however unclearly (their margins may be under the index model's limit): the two corners
+    and the whole face, read apart, name the same card."""
+    index = model.index
+    return (m.indexes is not None and index is not None
+            and all(r.code == m.code and r.distance <= index.near_distance for r in m.indexes))
 
 
 def _index_covered(model: DeckModel, m: ModelReading, card: np.ndarray) -> bool:
