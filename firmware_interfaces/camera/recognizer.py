@@ -288,20 +288,22 @@ class Recognizer:
         # sure on another of the finder's outlines: no need of a second look (on the second
         # pass's finer outlines too, where it read 10 of the 39 cards held-out tigullio's
         # timing frames look at in full, each as its second look did)
-        sure = self._sure_elsewhere(reads, limit)
+        # the codes some outline reads clearly: a doubtful read must be one of them, or none
+        clear_elsewhere = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
+        sure = self._sure_elsewhere(reads, limit, clear_elsewhere)
         if sure is not None:
             m, corners, _ = sure
             return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
+        nearest = min(reads, key=lambda r: r[0].distance)
         if quick:
-            aligned_read = self._quick_aligned(frame, reads, limit)
+            aligned_read = self._quick_aligned(frame, nearest, limit, clear_elsewhere)
             if aligned_read is not None:
                 return aligned_read
             # not sure on any outline, nor aligned: the card gets its full read in the second pass
             return None, 0.0, _as_read(reads[0][1], reads[0][0].flipped)
-        m0, c0, card0 = min(reads, key=lambda r: r[0].distance)
+        m0, c0, card0 = nearest
         m, card, corners, near_elsewhere = self._second_look(frame, (m0, card0, c0), _as_read(c0, m0.flipped))
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
-        clear_elsewhere = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
         if self._passes(m, card, limit, clear_elsewhere, near_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         # a third look: the outline moved until the card's print lies where the likeliest
@@ -401,14 +403,16 @@ class Recognizer:
                     and not _index_covered(model, m, card)
                     and (not pips_hidden(m.code, m.runner_up) or self._ink_explained(m, card)))
 
-    def _quick_aligned(self, frame: np.ndarray, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
-                       limit: float) -> tuple[str, float, np.ndarray] | None:
-        """In the first pass, a card not sure on any of the finder's outlines (``reads``): the
-        outline that read nearest to a card, aligned to that card's face
+    def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
+                       limit: float, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
+        """In the first pass, a card not sure on any of the finder's outlines: the outline
+        that read nearest to a card (``nearest``: read, outline, card), aligned to that card's face
         (:func:`align_to_face`, about 5 ms at 720p), read again; the read stands when it is
         sure (:meth:`_sure`), passes a doubtful read's cheap tests (:meth:`_plausible`: near
         its card, clear of its suit twin and pip rival, no outline reading another code
-        clearly) and a corner index confirms it or both name it (:func:`_indexes_agree`).
+        clearly: ``clear_elsewhere``) and a corner index confirms it or both lie nearest to its
+        code (:func:`_indexes_name`, each as near as 97 % of the index model's held-out views
+        lay to theirs, however unclearly).
         None otherwise: the card gets its full read in the second pass.
 
         A card over its slot's white line shows no edge there, and its outline comes out
@@ -419,34 +423,32 @@ class Recognizer:
         which a full read's alignment is also asked, cost 10-20 ms more a card here: more
         than the finer search they would spare (docs/camera.md, sessions 49 and 50)."""
         model = self.calibration.templates.model
-        m0, c0, _ = min(reads, key=lambda r: r[0].distance)
+        m0, c0, _ = nearest
         aligned = align_to_face(frame, _as_read(c0, m0.flipped), self.calibration.templates.faces[m0.code])
         if aligned is None or not self.finder.card_shaped(aligned):
             return None
         card = warp_card(frame, aligned)
         m = model.read(card)
-        clear = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
-        if (self._sure(m, card, limit) and self._plausible(m, limit, clear)
-                and (_index_confirms(m) or _indexes_agree(model, m))):
+        named = _index_confirms(m) or (model.index is not None and _indexes_name(m, model.index.near_distance))
+        if named and self._sure(m, card, limit) and self._plausible(m, limit, clear_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), _as_read(aligned, m.flipped)
         return None
 
-    def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]],
-                        limit: float) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
+    def _sure_elsewhere(self, reads: list[tuple[ModelReading, np.ndarray, np.ndarray]], limit: float,
+                        clear_elsewhere: set[str]) -> tuple[ModelReading, np.ndarray, np.ndarray] | None:
         """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]``, the
         refined outline's, was not taken: not sure, or not confirmed), the first read that is
         sure (:meth:`_sure`), taken only if it also passes a doubtful read's tests
         (:meth:`_passes`: no outline read another code clearly, a pip rival's index favours
         it, the templates give its rank, its face explains the card's ink; the nudged views'
-        test is not made, there are none);
-        else None. Other masks cut a card differently: one took in a printed line beside the
+        test is not made, there are none; ``clear_elsewhere``: the codes some outline reads
+        clearly); else None. Other masks cut a card differently: one took in a printed line beside the
         card, another stopped at it. Without the second tests a held-out design's 5S, its
         middle pip under glare, was read 4S from such an outline (3.8 times past the margin
         limit, its indexes not clear enough to veto it)."""
-        clear = {r.code for r, _, _ in reads if r.accepted and r.margin >= limit}
         for m, corners, card in reads[1:]:
             if self._sure(m, card, limit):
-                return (m, corners, card) if self._passes(m, card, limit, clear, set()) else None
+                return (m, corners, card) if self._passes(m, card, limit, clear_elsewhere, set()) else None
         return None
 
     def _second_look(self, frame: np.ndarray, first: tuple[ModelReading, np.ndarray, np.ndarray],
@@ -546,7 +548,7 @@ class Recognizer:
         for m, corners, card in reads:
             if m.indexes is None or not clear_elsewhere <= {m.code}:
                 continue
-            if not all(r.code == m.code and r.margin >= need and r.distance <= near for r in m.indexes):
+            if not _indexes_name(m, near, need):
                 continue
             if m.twin_lead <= TWIN_LEAD or model.index_hidden(m) or self.finder.on_marker(corners):
                 continue
@@ -1018,14 +1020,13 @@ def _index_confirms(m: ModelReading) -> bool:
     return m.indexes is not None and any(r.code == m.code and r.accepted for r in m.indexes)
 
 
-def _indexes_agree(model: DeckModel, m: ModelReading) -> bool:
-    """Whether both corner indexes of the card read as ``m`` lie nearest to its code, each as
-    near as 97 % of the index model's held-out views lay to theirs (``DeckModel.near_distance``),
-    however unclearly (their margins may be under the index model's limit): the two corners
+def _indexes_name(m: ModelReading, near: float, least_margin: float = 0.0) -> bool:
+    """Whether both corner indexes of the card read as ``m`` lie nearest to its code, each
+    within ``near`` of it and at least ``least_margin`` clear (the index model's own distances
+    and margins; a margin under the index model's limit is an unclear read): the two corners
     and the whole face, read apart, name the same card."""
-    index = model.index
-    return (m.indexes is not None and index is not None
-            and all(r.code == m.code and r.distance <= index.near_distance for r in m.indexes))
+    return m.indexes is not None and all(r.code == m.code and r.margin >= least_margin and r.distance <= near
+                                         for r in m.indexes)
 
 
 def _index_covered(model: DeckModel, m: ModelReading, card: np.ndarray) -> bool:
