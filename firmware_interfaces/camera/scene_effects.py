@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from firmware_interfaces.camera.face_ink import whiteness
 
 #: Felt base colours (BGR) by name; the scene generator jitters them.
 FELT_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -486,7 +487,8 @@ def apply_camera(image: np.ndarray, light: np.ndarray, glare: np.ndarray, faults
     return decoded
 
 
-#: A face's ink: pixels this many grey levels under its paper (the face's 92nd percentile).
+#: A face's ink: pixels whose darkest channel (``face_ink.whiteness``: red ink too) lies this
+#: many grey levels under its paper's (the face's 92nd percentile of it).
 INK_UNDER_PAPER = 60.0
 #: Ink still this many grey levels darker than its paper (in some channel) once lit, exposed
 #: and clipped shows; less is lost (noise of up to 6 levels and JPEG then hide it).
@@ -502,26 +504,27 @@ def ink_left(face: np.ndarray, corners: np.ndarray, light: np.ndarray, glare: np
     and the camera clips at 255: ink still :data:`INK_SHOWS_STEP` darker than the card's
     paper under the same light, in some channel. Glare and over-exposure clip paper and ink
     alike to white; what they clip is gone before blur, noise or JPEG touch it. ``face`` is
-    the card's picture (BGR), ``corners`` its image corners (TL, TR, BR, BL). 1.0 for a face
-    with no ink."""
+    the card's picture (BGR), ``corners`` its image corners (TL, TR, BR, BL), the whole card
+    in the frame (a card the frame's edge cuts is not measured: the fields are only known
+    inside the frame). A hand over the card is not taken into account. 1.0 for a face with
+    no ink."""
     fh, fw = face.shape[:2]
     small = cv2.resize(face, (_INK_FACE_PX, round(_INK_FACE_PX * fh / fw)), interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    paper_grey = float(np.percentile(gray, 92))
-    ink = gray < paper_grey - INK_UNDER_PAPER
+    white = whiteness(small)
+    ink = white < float(np.percentile(white, 92)) - INK_UNDER_PAPER
     if not ink.any():
         return 1.0
     paper = np.percentile(small.reshape(-1, 3), 92, axis=0).astype(np.float32)
     face_px = np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float32)
     image_to_face = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), face_px)
     # the fields are smooth: sampled at the face's pixels, they are the light each one gets
-    lit = cv2.warpPerspective(light.astype(np.float32), image_to_face, (sw, sh), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)[:, :, None]
-    added = cv2.warpPerspective(glare.astype(np.float32), image_to_face, (sw, sh), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE)[:, :, None]
+    lit = cv2.warpPerspective(np.asarray(light, np.float32), image_to_face, (sw, sh), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)[ink][:, None]
+    added = cv2.warpPerspective(np.asarray(glare, np.float32), image_to_face, (sw, sh), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)[ink][:, None]
     gain = (2.0 ** faults.exposure_stops) * np.asarray(faults.gains, np.float32)
-    ink_now = np.minimum((small.astype(np.float32) * lit + added) * gain, 255.0)
+    ink_now = np.minimum((small[ink].astype(np.float32) * lit + added) * gain, 255.0)
     paper_now = np.minimum((paper * lit + added) * gain, 255.0)
-    shows = (paper_now - ink_now).max(axis=2) >= INK_SHOWS_STEP
-    return float(np.count_nonzero(shows & ink)) / float(np.count_nonzero(ink))
+    shows = (paper_now - ink_now).max(axis=1) >= INK_SHOWS_STEP
+    return float(np.count_nonzero(shows)) / len(shows)

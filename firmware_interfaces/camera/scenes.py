@@ -93,7 +93,8 @@ class TruthCard:
     card was drawn (``kind``, ``card_width_mm``, ``rotation_deg``, ``offset_mm``,
     ``glare_on_card``, ``occluded``, ``cut``, ``face_up``, ...; in randomised scenes
     ``ink_left``: the share of its ink glare and exposure left showing,
-    :func:`~firmware_interfaces.camera.scene_effects.ink_left`, None face down)."""
+    :func:`~firmware_interfaces.camera.scene_effects.ink_left`, None face down or cut by the
+    frame's edge)."""
 
     code: str | None
     corners: list[tuple[float, float]]
@@ -1022,8 +1023,9 @@ def render_randomised_scene(view: TableView, deck: DeckArt, deal: list[tuple[str
         noise_sigma=rng.uniform(*r.noise_sigma),
         jpeg_quality=rng.randint(*r.jpeg_quality),
     )
-    ink_shows = [ink_left(deck.face(p.code), c, light, glare, faults) if p.face_up else None
-                 for p, c in zip(placed, corners_img, strict=False)]
+    # (a card the frame's edge cuts is not measured: the light is known only in the frame)
+    ink_shows = [ink_left(deck.face(p.code), c, light, glare, faults) if p.face_up and kind != "cut" else None
+                 for p, c, kind in zip(placed, corners_img, kinds, strict=False)]
     image = apply_camera(frame, light, glare, faults, nrng)
 
     truth: list[TruthCard] = []
