@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -95,9 +94,8 @@ def run_follow(args: argparse.Namespace) -> int:
             for t in turns:
                 _print_turn(t, args.json)
             return 0 if all(t.problem is None for t in turns) else 1
-        stop = threading.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
+        stop = StopFlag()
+        stop_on_signals(stop)
         follower.run(stop, args.poll)
     return 0
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import signal
-import threading
 
+from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import ConfigError
 from table_controller.publish.options import (
     add_client_args,
@@ -87,8 +87,8 @@ def run_display(args: argparse.Namespace) -> int:
 
     from table_controller.display.terminal import run_terminal
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = StopFlag()
+    stop_on_signals(stop, [signal.SIGTERM])
     client = make_client()
     try:
         run_terminal(client, table=args.table, json_lines=args.json, stop=stop.is_set)

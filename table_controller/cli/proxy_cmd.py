@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
-import threading
 
+from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.publish.proxy import DEFAULT_BACKEND, DEFAULT_FRONTEND
 
 log = logging.getLogger(__name__)
@@ -52,9 +51,8 @@ def run_proxy(args: argparse.Namespace) -> int:
             log.warning("proxy %s %s listens beyond this machine without CURVE (--insecure)",
                         name, endpoint)
 
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = StopFlag()
+    stop_on_signals(stop)
     with StudioProxy(args.frontend, args.backend, hwm=args.hwm) as proxy:
         if args.json:
             print(json.dumps({"frontend": proxy.bound_frontend, "backend": proxy.bound_backend}),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import signal
 import sys
 import threading
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from firmware_interfaces.errors import DeviceError
+from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import TableError
 
 SIM_COMMANDS = (
@@ -198,7 +198,7 @@ def run_sim(
     port = _make_port(args)
     shoe = SimulatedShoe(port, decks=args.decks, seed=args.seed, cards=cards, cut_at=args.cut_at,
                          faults=faults, baudrate=args.baud, on_action=out)
-    stop = threading.Event()
+    stop = StopFlag()
     _on_sigterm(stop)
     out(f"device: {port.description}")
     shoe.start()
@@ -226,7 +226,7 @@ def _run_reader_sim(args: argparse.Namespace, protocol: str, stdin: TextIO, out:
     reader = simulator(port, decks=args.decks, seed=args.seed, cards=cards, cut_at=args.cut_at,
                        faults=faults, baudrate=args.baud, on_action=hands.report)
     hands.reader = reader
-    stop = threading.Event()
+    stop = StopFlag()
     _on_sigterm(stop)
     out(f"device: {port.description}")
     reader.start()
@@ -330,10 +330,9 @@ class _ReaderHands:
         return {**self.reader.stats(), "count": self.reader.count, "remaining": self.reader.remaining}
 
 
-def _on_sigterm(stop: threading.Event) -> None:
+def _on_sigterm(stop: StopFlag) -> None:
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        stop_on_signals(stop)
 
 
 def _dealer(shoe: Any, every: float, stop: threading.Event, out: _Printer) -> None:
@@ -424,7 +423,7 @@ def run_monitor(args: argparse.Namespace, stdin: TextIO | None = None,
     stdin = stdin or sys.stdin
     out = _Printer(stdout or sys.stdout)
     resume = LinkState.parse(args.resume) if args.resume else None
-    stop = threading.Event()
+    stop = StopFlag()
     cards = [0]
 
     def show(event: Any) -> None:

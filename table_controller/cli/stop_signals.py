@@ -21,13 +21,71 @@ came meanwhile is delivered then.
 
 from __future__ import annotations
 
+import os
+import select
 import signal
 import threading
+import weakref
+from collections.abc import Iterable
 from types import FrameType
 from typing import Any
 
 #: The signals that ask a table to stop.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class StopFlag(threading.Event):
+    """A :class:`threading.Event` a signal handler may set.
+
+    ``Event.set`` takes the event's lock. A handler runs in the main thread between two of its
+    bytecodes, so if the main thread was inside ``Event.wait`` holding that same lock (entering or
+    leaving the wait), ``set`` waits for a lock its own thread holds, for ever: a table told to
+    stop that never stops (seen in CI: 1 run in some hundreds, more under load). Here ``set``
+    takes no lock: it raises a flag and writes a byte to a pipe, both safe at any moment, and
+    ``wait`` waits for the pipe to be readable. Every other thread may use it as an Event.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._raised = False
+        self._read_fd, self._write_fd = os.pipe()  # not inherited by child processes (PEP 446)
+        os.set_blocking(self._read_fd, False)
+        os.set_blocking(self._write_fd, False)
+        weakref.finalize(self, _close_fds, self._read_fd, self._write_fd)
+
+    def set(self) -> None:
+        self._raised = True
+        try:
+            os.write(self._write_fd, b"\0")
+        except BlockingIOError:  # the pipe already holds bytes: whoever waits is woken
+            pass
+
+    def is_set(self) -> bool:
+        return self._raised
+
+    def clear(self) -> None:
+        self._raised = False
+        try:
+            while os.read(self._read_fd, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self._raised:
+            select.select([self._read_fd], [], [], timeout)  # a signal meanwhile: retried (PEP 475)
+        return self._raised
+
+
+def _close_fds(*fds: int) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+def stop_on_signals(flag: StopFlag, signals: Iterable[int] = STOP_SIGNALS) -> None:
+    """Set ``flag`` on each of ``signals`` (main thread only, as ``signal.signal`` requires)."""
+    for sig in signals:
+        signal.signal(sig, lambda *_: flag.set())
 
 
 class Terminated(BaseException):
@@ -46,7 +104,7 @@ class StopSignals:
 
     def __init__(self) -> None:
         #: Set by the first stop signal, in either mode.
-        self.requested = threading.Event()
+        self.requested = StopFlag()
         self._starting = False
         self._armed = False
         self._previous: dict[int, Any] = {}

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import ConfigError
 
 
@@ -155,7 +156,6 @@ GAMES = ("baccarat", "teen-patti-2020", "three-pictures", "three-face")
 
 def run_demo(args: argparse.Namespace) -> int:
     """Tables in subprocesses, the follower in a thread, the API in this one (see ``studio sim --help``)."""
-    import signal
     import subprocess
     import sys
     import tempfile
@@ -185,7 +185,7 @@ def run_demo(args: argparse.Namespace) -> int:
                "--publish", f"tcp://127.0.0.1:{publish}", "--snapshot", f"tcp://127.0.0.1:{snapshot}"]
         procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(folder / f"{table}.log", "w")))
         sources.append(TableSource(table, f"tcp://127.0.0.1:{snapshot}"))
-    stop = threading.Event()
+    stop = StopFlag()
     with SQLiteArchive(folder / "studio.sqlite") as archive:
         key = new_key()
         archive.add_api_key(key_hash(key), "studio sim", ["*"], format_ts(time.time()))
@@ -235,8 +235,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
         watcher = threading.Thread(target=end_server, daemon=True)
         watcher.start()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
+        stop_on_signals(stop)
         try:
             server.run()
         finally:
