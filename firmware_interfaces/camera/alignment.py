@@ -89,7 +89,8 @@ def _template(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> np.ndarray | None:
-    """The image outline (TL, TR, BR, BL, as read) of the card near ``corners`` that lines
+    """The image outline (TL, TR, BR, BL, as read) of the card near ``corners`` in ``frame``
+    (BGR or grey: a caller aligning several cards converts it once) that lines
     its print up with ``face`` (the canonical face picture, upright), or None when ECC does
     not converge or the aligned card correlates with the face less than
     :data:`MIN_CORRELATION`."""

@@ -172,6 +172,7 @@ class Recognizer:
         self._last: list[CardReading] = []
         self._face_ink: dict[str, np.ndarray] = {}
         self._gray_faces: dict[str, np.ndarray] = {}
+        self._gray_frame: tuple[np.ndarray, np.ndarray] | None = None
         self.frames_read = 0
         self.frames_reused = 0
 
@@ -182,12 +183,22 @@ class Recognizer:
             self.frames_reused += 1
             return list(self._last)
         with one_blas_thread():
-            readings = self._recognize(frame)
+            try:
+                readings = self._recognize(frame)
+            finally:
+                self._gray_frame = None
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
         self._last = readings
         return list(readings)
+
+    def _gray(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` in grey, converted once a frame: every alignment samples it (0.3 ms at
+        720p, 0.6 ms at 1080p, each time)."""
+        if self._gray_frame is None or self._gray_frame[0] is not frame:
+            self._gray_frame = (frame, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        return self._gray_frame[1]
 
     def _read(self, frame: np.ndarray, outlines: list[np.ndarray], quick: bool = False,
               slot: Slot | None = None, fitted_only: bool = False) -> tuple[str | None, float, np.ndarray]:
@@ -424,7 +435,7 @@ class Recognizer:
         than the finer search they would spare (docs/camera.md, sessions 49 and 50)."""
         model = self.calibration.templates.model
         m0, c0, _ = nearest
-        aligned = align_to_face(frame, _as_read(c0, m0.flipped), self.calibration.templates.faces[m0.code])
+        aligned = align_to_face(self._gray(frame), _as_read(c0, m0.flipped), self.calibration.templates.faces[m0.code])
         if aligned is None or not self.finder.card_shaped(aligned):
             return None
         card = warp_card(frame, aligned)
@@ -605,10 +616,10 @@ class Recognizer:
         model = self.calibration.templates.model
         for start, code in starts:
             face = self.calibration.templates.faces[code]
-            aligned = align_to_face(frame, start, face)
+            aligned = align_to_face(self._gray(frame), start, face)
             on_what_shows = False
             if aligned is None and under_glare:
-                placed = align_under_glare(frame, start, face)
+                placed = align_under_glare(self._gray(frame), start, face)
                 if placed is not None:
                     aligned, on_what_shows = placed
             if aligned is None or not self.finder.card_shaped(aligned):
