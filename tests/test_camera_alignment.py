@@ -4,6 +4,7 @@ onto the card, and cards turned inside slot lines flush with them are read."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import cv2
 import numpy as np
@@ -119,29 +120,47 @@ def test_an_outline_off_a_card_glare_has_half_burnt_out_is_moved_onto_the_print_
     assert align_under_glare(dim, np.array(t.corners, np.float64), templates.faces[t.code]) is None
 
 
-def test_a_coarse_pass_that_diverges_does_not_spoil_the_alignment(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("exposure", "coarse"), [(1.0, ["ecc"]), (0.8, ["steps"])])
+def test_a_coarse_pass_that_diverges_does_not_spoil_the_alignment(monkeypatch: pytest.MonkeyPatch, exposure: float,
+                                                                    coarse: list[str]) -> None:
     # ECC on the half-size pictures can come back with a warp no card's (a high-passed 6H under
     # a glare's fall-off came back squeezed to 0.56 of its width); the fine pass must then
     # start from the outline as it was, not from that warp
+    # (both matchers: ECC where the paper clips white, as in this bright frame, and the
+    # Gauss-Newton steps elsewhere, as in the frame dimmed)
     real = cv2.findTransformECC
+    real_steps = alignment._correlate
     full_height = alignment.CARD_SIZE[1] + 2 * alignment.ALIGN_MARGIN
+    diverged = np.array([[0.56, 0.02, 14.0], [0.55, 1.18, -35.5]], np.float32)
+    coarse_passes: list[str] = []
 
     def diverging(template: np.ndarray, image: np.ndarray, warp: np.ndarray, *args: object) -> object:
         if template.shape[0] < full_height:  # the coarse pass
-            return 0.05, np.array([[0.56, 0.02, 14.0], [0.55, 1.18, -35.5]], np.float32)
+            coarse_passes.append("ecc")
+            return 0.05, diverged.copy()
         return real(template, image, warp, *args)
 
+    def diverging_steps(level: alignment._Level, patch: np.ndarray, *args: Any) -> tuple[float, np.ndarray]:
+        if patch.shape[0] < full_height:
+            coarse_passes.append("steps")
+            return 0.05, diverged.copy()
+        return real_steps(level, patch, *args)
+
     monkeypatch.setattr(alignment.cv2, "findTransformECC", diverging)
+    monkeypatch.setattr(alignment, "_correlate", diverging_steps)
     templates = templates_for(DECK)
     tf = _fair_frames()[0]
+    image = (tf.scene.image * exposure).astype(np.uint8)
     errors = []
     for k, t in enumerate(tf.scene.cards):
         assert t.code is not None
         truth = np.array(t.corners, np.float64)
         off = _moved(truth, 2 + k % 2, -2, 2 if k % 2 else -2, 1.0)
-        aligned = align_to_face(tf.scene.image, off, templates.faces[t.code])
+        aligned = align_to_face(image, off, templates.faces[t.code])
         after = None if aligned is None else round(_corner_error(aligned, truth), 1)
         errors.append((round(_corner_error(off, truth), 1), after))
+    # each card: its one coarse pass, by the matcher its exposure calls for
+    assert coarse_passes == coarse * len(tf.scene.cards)
     # moved onto the card, not left where it started
     assert all(after is not None and after <= 2.0 and after < before - 1.0 for before, after in errors), errors
 
