@@ -10,7 +10,9 @@ signal raises :class:`Terminated` in the main thread, like Ctrl-C's KeyboardInte
 start-up unwinds, closing what it built (the journal's writes roll back on any exception,
 a new journal file is linked into place whole or not at all), and the command exits 0.
 Once the table runs, a stop signal only sets :attr:`StopSignals.requested`; the command's
-loop sees it and closes the table in order.
+loop sees it and closes the table in order. That flag, and every other a handler sets, is a
+:class:`StopFlag`, never a bare ``threading.Event``: an Event's ``set`` in a handler can wait
+for ever on the lock the interrupted main thread holds inside ``Event.wait``.
 
 A launcher that may stop a controller it has just started (the soak) starts it with
 SIGTERM blocked (``table_controller.soak.controller_process``): that covers the moments
