@@ -65,7 +65,8 @@ _STEPS_COARSE = 15
 _STEPS_FINE = 10
 #: The fine Gauss-Newton pass samples every this many pixels each way (a quarter of them).
 _FINE_STEP = 2
-#: A Gauss-Newton step that moves the outline less than this (canonical px) has converged.
+#: A Gauss-Newton step that moves no corner of the card more than this (in the pass's own
+#: pixels: half-size ones in the coarse pass) has converged.
 _CONVERGED_SHIFT = 0.05
 #: Least share of the sampled pixels that must stay inside the patch.
 _LEAST_INSIDE = 0.1
@@ -123,7 +124,7 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
     """The image outline (TL, TR, BR, BL, as read) of the card near ``corners`` in ``frame``
     (BGR or grey: a caller aligning several cards converts it once) that lines
     its print up with ``face`` (the canonical face picture, upright), or None when the match
-    does not converge or the aligned card correlates with the face less than
+    fails or the aligned card correlates with the face less than
     :data:`MIN_CORRELATION`. ECC matches a card burnt white in part; Gauss-Newton steps
     match the others (see the module's notes)."""
     to_patch, patch = _patch(frame, corners)
@@ -214,6 +215,8 @@ class _Level:
     norm: float
     descent: np.ndarray
     hessian: np.ndarray
+    #: the sampled area's four corners (3 x 4, homogeneous): how far a step moves them
+    corners: np.ndarray
 
     @classmethod
     def of(cls, template: np.ndarray, mask: np.ndarray, step: int) -> _Level:
@@ -230,7 +233,13 @@ class _Level:
         descent = np.ascontiguousarray(descent - descent.mean(axis=0))  # the correlation ignores means
         values = smooth[ys, xs]
         centred = values - values.mean()
-        return cls(x, y, centred, float(np.sqrt(centred @ centred)), descent, (descent.T @ descent).astype(np.float64))
+        x0, x1, y0, y1 = float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max())
+        corners = np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]], np.float64)
+        level = cls(x, y, centred, float(np.sqrt(centred @ centred)), descent,
+                    (descent.T @ descent).astype(np.float64), corners)
+        for array in (x, y, centred, descent, level.hessian, corners):
+            array.setflags(write=False)  # kept for every later alignment to this face
+        return level
 
 
 def _step_warp(dp: np.ndarray) -> np.ndarray:
@@ -244,7 +253,7 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
     and Matthews), whose template gradients are computed once a face, not once an iteration.
     The correlation at the warp returned, and the warp. Raises ValueError when too little of
     the card stays in the patch, the picture is flat there, or a step would lower the
-    correlation (uncorrelated)."""
+    correlation (uncorrelated); numpy's LinAlgError when a Hessian is singular."""
     smooth = cv2.GaussianBlur(patch, (_SMOOTH, _SMOOTH), 0)
     height, width = smooth.shape
     m = np.vstack([warp, [0.0, 0.0, 1.0]]).astype(np.float64)
@@ -285,15 +294,15 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
         dp = np.linalg.solve(hessian, scale * onto_seen - onto_template)
         m = m @ np.linalg.inv(_step_warp(dp))
         done += 1
-        if np.abs(dp[4:]).max() < _CONVERGED_SHIFT:
+        if np.abs((_step_warp(dp) - np.eye(3))[:2] @ level.corners).max() < _CONVERGED_SHIFT:
             steps = done  # converged: the correlation at this warp, and stop
 
 
 @functools.lru_cache(maxsize=_CACHED_FACES)
-def _face_levels(picture: bytes, shape: tuple[int, ...]) -> tuple[_Level, _Level]:
+def _face_levels(picture: bytes, dtype: str, shape: tuple[int, ...]) -> tuple[_Level, _Level]:
     """The coarse (half size, every pixel) and fine (every :data:`_FINE_STEP` th pixel) levels
     of a face picture given by its bytes: a deck has 52 faces, each aligned again and again."""
-    face = np.frombuffer(picture, np.uint8).reshape(shape)
+    face = np.frombuffer(picture, np.dtype(dtype)).reshape(shape)
     template, mask = _template(face)
     size = (template.shape[1], template.shape[0])
     half = (size[0] // 2, size[1] // 2)
@@ -311,7 +320,7 @@ def _match_face(face: np.ndarray, patch: np.ndarray) -> np.ndarray | None:
     :func:`_correlate` on the face's levels (:func:`_face_levels`) instead of ECC: coarse,
     then fine from where the coarse pass ended, or from the outline as it was where it
     failed or diverged."""
-    coarse_level, fine_level = _face_levels(np.ascontiguousarray(face, np.uint8).tobytes(), face.shape)
+    coarse_level, fine_level = _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
     half = (patch.shape[1] // 2, patch.shape[0] // 2)
     small = cv2.resize(patch, half, interpolation=cv2.INTER_AREA)
     start = np.eye(2, 3, dtype=np.float32)

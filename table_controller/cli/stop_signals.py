@@ -27,6 +27,7 @@ import os
 import select
 import signal
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from types import FrameType
@@ -44,7 +45,8 @@ class StopFlag(threading.Event):
     leaving the wait), ``set`` waits for a lock its own thread holds, for ever: a table told to
     stop that never stops (seen in CI: 1 run in some hundreds, more under load). Here ``set``
     takes no lock: it raises a flag and writes a byte to a pipe, both safe at any moment, and
-    ``wait`` waits for the pipe to be readable. Every other thread may use it as an Event.
+    ``wait`` polls the pipe. Every other thread may use it as an Event; ``clear`` racing a
+    ``set`` may leave the flag either way (nothing clears a stop flag while the table runs).
     """
 
     def __init__(self) -> None:
@@ -53,13 +55,14 @@ class StopFlag(threading.Event):
         self._read_fd, self._write_fd = os.pipe()  # not inherited by child processes (PEP 446)
         os.set_blocking(self._read_fd, False)
         os.set_blocking(self._write_fd, False)
-        weakref.finalize(self, _close_fds, self._read_fd, self._write_fd)
+        # not at exit: the handlers that set the flag stay installed to the very end
+        weakref.finalize(self, _close_fds, self._read_fd, self._write_fd).atexit = False
 
     def set(self) -> None:
         self._raised = True
         try:
             os.write(self._write_fd, b"\0")
-        except BlockingIOError:  # the pipe already holds bytes: whoever waits is woken
+        except OSError:  # full (whoever waits is woken already) or closed: the flag is raised
             pass
 
     def is_set(self) -> bool:
@@ -67,16 +70,37 @@ class StopFlag(threading.Event):
 
     def clear(self) -> None:
         self._raised = False
+        self._drain()
+
+    def _drain(self) -> None:
         try:
             while os.read(self._read_fd, 4096):
                 pass
-        except BlockingIOError:
+        except OSError:  # empty
             pass
 
     def wait(self, timeout: float | None = None) -> bool:
-        if not self._raised:
-            select.select([self._read_fd], [], [], timeout)  # a signal meanwhile: retried (PEP 475)
+        """Whether the flag is raised, waiting up to ``timeout`` seconds (None: until it is;
+        0 or less: not at all) for it. A wake-up lost to a racing ``clear`` costs at most
+        :data:`_WAKE_EVERY` seconds: the flag is looked at again that often."""
+        deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        poller = select.poll()  # not select.select: it refuses descriptors past 1023
+        poller.register(self._read_fd, select.POLLIN)
+        while not self._raised:
+            left = _WAKE_EVERY if deadline is None else min(deadline - time.monotonic(), _WAKE_EVERY)
+            if left <= 0:
+                break
+            # interrupted by a signal: retried with the time left (PEP 475)
+            if poller.poll(left * 1000) and not self._raised:
+                self._drain()  # a byte a racing clear left: not a wake-up
         return self._raised
+
+    def __repr__(self) -> str:
+        return f"<StopFlag {'set' if self._raised else 'unset'}>"
+
+
+#: The longest a :meth:`StopFlag.wait` sleeps before it looks at the flag again.
+_WAKE_EVERY = 0.5
 
 
 def _close_fds(*fds: int) -> None:
