@@ -128,7 +128,7 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
     :data:`MIN_CORRELATION`. ECC matches a card burnt white in part; Gauss-Newton steps
     match the others (see the module's notes)."""
     to_patch, patch = _patch(frame, corners)
-    if _burnt_share(patch) >= BURNT_SHARE:
+    if _burnt(patch)[1] >= BURNT_SHARE:
         template, mask = _template(face)
         aligned = _match(template, patch.astype(np.float32), mask, None, cv2.MOTION_AFFINE)
     else:
@@ -136,11 +136,12 @@ def align_to_face(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) -> n
     return None if aligned is None else _outline(aligned, to_patch)
 
 
-def _burnt_share(patch: np.ndarray) -> float:
-    """The share of the card (within its rim) burnt out white in ``patch`` (uint8)."""
+def _burnt(patch: np.ndarray) -> tuple[np.ndarray, float]:
+    """The pixels of ``patch`` (uint8) burnt out white (at :data:`BURNT_GREY`), and their
+    share of the card within its rim."""
     mask = _rim_mask()
     burnt = cv2.threshold(patch, BURNT_GREY - 1, 255, cv2.THRESH_BINARY)[1]
-    return cv2.countNonZero(cv2.bitwise_and(burnt, mask)) / cv2.countNonZero(mask)
+    return burnt, cv2.countNonZero(cv2.bitwise_and(burnt, mask)) / cv2.countNonZero(mask)
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,10 +160,10 @@ def align_under_glare(frame: np.ndarray, corners: np.ndarray, face: np.ndarray) 
     (see the module's notes), to :data:`MIN_MASKED_CORRELATION`. None when neither aligns."""
     to_patch, patch = _patch(frame, corners)
     template, mask = _template(face)
-    burnt = cv2.threshold(patch, BURNT_GREY - 1, 255, cv2.THRESH_BINARY)[1]
-    card = cv2.countNonZero(mask)
-    if cv2.countNonZero(cv2.bitwise_and(burnt, mask)) < BURNT_SHARE * card:
+    burnt, share = _burnt(patch)
+    if share < BURNT_SHARE:
         return None
+    card = cv2.countNonZero(mask)
     gray = patch.astype(np.float32)
     aligned = _match(_high_pass(template), _high_pass(gray), mask, None, cv2.MOTION_AFFINE)
     if aligned is not None:
