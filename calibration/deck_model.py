@@ -125,13 +125,13 @@ def _balanced(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     against its own paper: per pixel, so those of the card turned 180° are these turned; the
     redness of a card whose ink lies less than :data:`FULL_INK` under its paper is scaled up
     by one factor for the whole card."""
-    img = card.astype(np.float32)
     # white balance against the card's own paper: undoes exposure and colour cast
     level = np.maximum(_paper(card), 8.0).tolist()
-    # cv2.divide by the per-channel scalar: IEEE float32 division as numpy's, bit for bit, at a
-    # seventh of the cost (numpy's broadcast over a last axis of 3 is slow); the channels
-    # split for the same reason
-    b, g, r = cv2.split(cv2.divide(img, (level[0], level[1], level[2], 0.0)))  # type: ignore[call-overload]
+    # each channel divided by its level by cv2.divide into float32: IEEE float32 division as
+    # numpy's, bit for bit, at a seventh of the cost (numpy's broadcast over a last axis of 3
+    # is slow); the channels split while still uint8 (half the cost of splitting float32 ones)
+    b, g, r = (cv2.divide(channel, value, dtype=cv2.CV_32F)
+               for channel, value in zip(_channels(card), level, strict=True))
     gray = 0.114 * b + 0.587 * g + 0.299 * r
     red = cv2.max(cv2.subtract(r, cv2.max(b, g)), 0.0)
     # a veil of glare or light lifts the ink towards the paper, and the red with it: the grey
@@ -144,6 +144,12 @@ def _balanced(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if ink < FULL_INK:
         red = red * (FULL_INK / max(ink, MIN_INK))
     return gray, red
+
+
+def _channels(card: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A BGR card's three channels, each as float32 when the card is not uint8."""
+    b, g, r = cv2.split(card if card.dtype == np.uint8 else card.astype(np.float32))
+    return b, g, r
 
 
 def _paper(card: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from cardart import deck_or_skip
 
-from calibration.deck_model import _paper, both_ways, card_features
+from calibration.deck_model import _channels, _paper, both_ways, card_features
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from calibration.templates import order_portrait
@@ -57,9 +57,13 @@ def test_the_turned_view_is_the_upright_ones_blocks_turned() -> None:
 def test_dividing_by_the_paper_level_with_opencv_is_numpys_division() -> None:
     rng = np.random.default_rng(4)
     for _ in range(50):
-        img = rng.integers(0, 256, (160, 112, 3)).astype(np.float32)
+        card = rng.integers(0, 256, (160, 112, 3)).astype(np.uint8)
         level = np.maximum(rng.integers(0, 256, 3).astype(np.float32), 8.0)
-        assert np.array_equal(cv2.divide(img, (*level.tolist(), 0.0)), img / level)
+        plain = card.astype(np.float32) / level
+        # each uint8 channel divided into float32 (as _balanced does), and a float32 card's
+        for given in (card, card.astype(np.float32)):
+            for c, (channel, value) in enumerate(zip(_channels(given), level.tolist(), strict=True)):
+                assert np.array_equal(cv2.divide(channel, value, dtype=cv2.CV_32F), plain[:, :, c])
 
 
 def test_uint8_medians_from_histograms_are_numpys() -> None:
