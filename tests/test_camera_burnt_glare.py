@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from cardart import deck_or_skip, glared, templates_for
 
 from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN, DeckModel, ModelReading
@@ -17,10 +18,12 @@ from calibration.layout import load_layout
 from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
+from firmware_interfaces.camera import recognizer as recognizer_module
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
     INDEX_LEAD,
     INDEX_OVERRULED,
+    SURE_INDEX_LEAD,
     SURE_MARGIN,
     TWIN_LEAD,
     TWIN_MARGIN,
@@ -338,6 +341,24 @@ def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours
     assert rec._passes(clear, card, limit, set(), set())
     six_card = _clean_read("6D")[3]
     assert rec.calibration.templates.index_lead(six_card, "4D", "6D") <= INDEX_LEAD
+
+
+def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a held-out 3S whose middle pip glare burnt white read sure as 2S, runner-up 3S, from a
+    # frame shifted 2 px since calibration: no ink was left for the face to explain, but its
+    # corner index led 3S by 0.08-0.09 (session 52)
+    rec, model, limit, card, m = _clean_read("2S")
+    templates = rec.calibration.templates
+    sure = replace(m, runner_up="3S", margin=2 * SURE_MARGIN * limit)
+    assert rec._sure(sure, card, limit) and templates.index_lead(card, "2S", "3S") > 0
+    three = glared(templates.faces["3S"], [(0.5, 0.5, 0.1, 600.0)])
+    seen = model.read(three)
+    assert (seen.code, seen.runner_up) == ("2S", "3S")  # the burnt pip gone, a 2S's face
+    assert rec._ink_explained(sure, three)  # and no ink the 2S face does not explain
+    assert templates.index_lead(three, "2S", "3S") <= SURE_INDEX_LEAD
+    assert not rec._sure(sure, three, limit)
+    monkeypatch.setattr(recognizer_module, "SURE_INDEX_LEAD", -1.0)  # the index alone turned it away
+    assert rec._sure(sure, three, limit)
 
 
 def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed() -> None:

@@ -95,6 +95,16 @@ TWIN_LEAD = 0.0
 #: 11); a pool of glare hid a 6D's two middle pips and it read 4D, 1.03 times past the margin
 #: limit, its runner-up 6D, index lead -0.001 (one of the benchmark's timing frames, session 43).
 INDEX_LEAD = 0.0
+#: A sure read whose runner-up is the same suit with a pip or two more (:func:`pips_hidden`)
+#: must not have its clearer corner index favour the runner-up by more than this (NCC, the
+#: :data:`INDEX_LEAD` lead): glare that burns a pip white leaves no ink for
+#: :meth:`Recognizer._ink_explained` to find on a card whose paper is clipped, and a held-out
+#: 3S, its middle pip burnt away, read sure as 2S (4.4 times past the margin limit) from a frame
+#: shifted 2 px since calibration, its index leading 3S by 0.08-0.09. On our 13 sets, plain and
+#: so shifted, the sure reads of right cards with such a runner-up led by -0.019 at least (6-7
+#: and 9-10 pairs of small indexes, which NCC barely tells apart): this limit leaves them
+#: alone (session 52).
+SURE_INDEX_LEAD = -0.05
 #: A doubtful read of a pip card (and a sure one whose runner-up has a pip or two more) must
 #: leave no more ink than this on the card unexplained by its face (``face_ink.unexplained_ink``:
 #: the most, averaged over a cell a seventh of the card wide, at the face's best slide, either
@@ -407,12 +417,16 @@ class Recognizer:
         (:data:`TWIN_LEAD`), no corner index naming another code (unless the read is beyond
         its doubt), no index hidden, and where the runner-up is the same suit with a pip or two
         more (:func:`pips_hidden`), no ink on the card its face does not explain
-        (:meth:`_ink_explained`)."""
-        model = self.calibration.templates.model
+        (:meth:`_ink_explained`) and a corner index not favouring the runner-up
+        (:data:`SURE_INDEX_LEAD`)."""
+        templates = self.calibration.templates
+        model = templates.model
         return bool(m.accepted and m.margin >= SURE_MARGIN * limit and m.twin_lead > TWIN_LEAD
                     and (_beyond_index_doubt(model, m, limit) or not model.index_names_another(m))
                     and not _index_covered(model, m, card)
-                    and (not pips_hidden(m.code, m.runner_up) or self._ink_explained(m, card)))
+                    and (not pips_hidden(m.code, m.runner_up)
+                         or (self._ink_explained(m, card)
+                             and templates.index_lead(card, m.code, m.runner_up) > SURE_INDEX_LEAD)))
 
     def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
                        limit: float, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
