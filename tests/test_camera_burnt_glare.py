@@ -325,6 +325,34 @@ def test_a_read_its_suit_twins_own_discriminant_does_not_back_is_not_reported() 
     assert not rec._sure(replace(sure, twin_lead=-0.13), card, limit)
 
 
+def test_a_second_looks_read_against_its_suit_twin_stands_only_on_an_aligned_outline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a heavily blurred held-out 9C seen through an outline a few mm off read 9S past every test
+    # of the second look (session 52): such a read is taken from an aligned outline alone
+    rec, _, _, card, m = _clean_read("9C")
+    corners = canonical_corners().astype(np.float64)  # the card is its own frame
+    aligned_from: list[list[tuple[np.ndarray, str]]] = []
+
+    def aligned_read(frame: np.ndarray, starts: list[tuple[np.ndarray, str]], *args: object,
+                     **kwargs: object) -> None:
+        aligned_from.append(starts)  # and no aligned outline passes
+
+    monkeypatch.setattr(rec, "_sure", lambda *args: False)
+    monkeypatch.setattr(rec, "_sure_elsewhere", lambda *args: None)
+    monkeypatch.setattr(rec, "_passes", lambda *args, **kwargs: True)
+    monkeypatch.setattr(rec, "_aligned_read", aligned_read)
+    monkeypatch.setattr(rec.finder, "fit_cards", lambda *args: [])
+    monkeypatch.setattr(rec, "_index_read", lambda *args: None)
+    monkeypatch.setattr(rec, "_agreeing_read", lambda *args: None)
+    for runner_up, reported in (("6C", "9C"), ("9S", None)):
+        second = replace(m, code="9C", runner_up=runner_up)
+        monkeypatch.setattr(rec, "_second_look", lambda *args, second=second: (second, card, corners, {"9C"}))
+        aligned_from.clear()
+        assert rec._read(card, [corners])[0] == reported, runner_up
+        # the twin-doubted read was aligned from its own outline to its own face first
+        assert not aligned_from if reported else aligned_from[0][0][1] == "9C"
+
+
 def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours_read_is() -> None:
     # a pool of glare hid a 6D's two middle pips: read 4D 1.03 times past the margin limit,
     # runner-up 6D, the indexes too washed out to veto it (a benchmark timing frame, session 43)
