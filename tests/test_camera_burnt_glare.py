@@ -387,6 +387,12 @@ def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(mo
     assert not rec._sure(sure, three, limit)
     monkeypatch.setattr(recognizer_module, "SURE_INDEX_LEAD", -1.0)  # the index alone turned it away
     assert rec._sure(sure, three, limit)
+    monkeypatch.undo()
+    # right sure reads of small indexes (6-7, 9-10) led their runner-up by -0.019 at least: a
+    # lead a little under 0 still stands, one of -0.05 or less does not
+    for lead, stands in ((-0.02, True), (-0.049, True), (-0.05, False), (-0.09, False)):
+        monkeypatch.setattr(templates, "index_lead", lambda *args, lead=lead: lead)
+        assert rec._sure(sure, card, limit) == stands, lead
 
 
 def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed() -> None:

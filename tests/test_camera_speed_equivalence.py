@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from cardart import deck_or_skip
 
-from calibration.deck_model import _channels, _paper, both_ways, card_features
+from calibration.deck_model import FULL_INK, INK_SHARE, MIN_INK, _balanced, _channels, _paper, both_ways, card_features
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from calibration.templates import order_portrait
@@ -64,6 +64,27 @@ def test_dividing_by_the_paper_level_with_opencv_is_numpys_division() -> None:
         for given in (card, card.astype(np.float32)):
             for c, (channel, value) in enumerate(zip(_channels(given), level.tolist(), strict=True)):
                 assert np.array_equal(cv2.divide(channel, value, dtype=cv2.CV_32F), plain[:, :, c])
+
+
+def test_a_cards_balanced_grey_and_redness_are_the_plain_computations() -> None:
+    # numpy's float32 division by the paper's level, per pixel; the grey and redness from it
+    rng = np.random.default_rng(9)
+    face = cv2.resize(deck_or_skip("svg-cards").face("7H"), (112, 160), interpolation=cv2.INTER_AREA)
+    cards = [rng.integers(0, 256, (160, 112, 3), dtype=np.uint8), face,
+             np.clip(face.astype(np.float32) * 0.25 + 190, 0, 255).astype(np.uint8)]  # a veiled red card
+    for card in cards:
+        for given in (card, card.astype(np.float32), np.asfortranarray(card), card[::-1, ::-1]):
+            img = np.asarray(given, np.float32) / np.maximum(_paper(np.asarray(given)), 8.0)
+            b, g, r = img[:, :, 0], img[:, :, 1], img[:, :, 2]
+            grey, red = _balanced(given)
+            assert np.array_equal(grey, 0.114 * b + 0.587 * g + 0.299 * r)
+            plain_red = np.maximum(r - np.maximum(b, g), 0.0)
+            inside = grey[6:-6:3, 6:-6:3].reshape(-1)
+            k = int(INK_SHARE * (inside.size - 1))
+            ink = 1.0 - float(np.partition(inside, k)[k])
+            if ink < FULL_INK:
+                plain_red = plain_red * (FULL_INK / max(ink, MIN_INK))
+            assert np.array_equal(red, plain_red)
 
 
 def test_uint8_medians_from_histograms_are_numpys() -> None:

@@ -96,12 +96,13 @@ TWIN_LEAD = 0.0
 #: limit, its runner-up 6D, index lead -0.001 (one of the benchmark's timing frames, session 43).
 INDEX_LEAD = 0.0
 #: A sure read whose runner-up is the same suit with a pip or two more (:func:`pips_hidden`)
-#: must not have its clearer corner index favour the runner-up by more than this (NCC, the
-#: :data:`INDEX_LEAD` lead): glare that burns a pip white leaves no ink for
+#: must have its clearer corner index lead the runner-up by more than this (NCC, the
+#: :data:`INDEX_LEAD` lead; -0.05: an index favouring the runner-up by 0.05 or more turns the
+#: read away): glare that burns a pip white leaves no ink for
 #: :meth:`Recognizer._ink_explained` to find on a card whose paper is clipped, and a held-out
 #: 3S, its middle pip burnt away, read sure as 2S (4.4 times past the margin limit) from a frame
-#: shifted 2 px since calibration, its index leading 3S by 0.08-0.09. On our 13 sets, plain and
-#: so shifted, the sure reads of right cards with such a runner-up led by -0.019 at least (6-7
+#: shifted 2 px since calibration, its index favouring 3S by 0.08-0.09. On our 13 sets, plain
+#: and so shifted, the sure reads of right cards with such a runner-up led by -0.019 at least (6-7
 #: and 9-10 pairs of small indexes, which NCC barely tells apart): this limit leaves them
 #: alone (session 52).
 SURE_INDEX_LEAD = -0.05
@@ -327,12 +328,10 @@ class Recognizer:
         m0, c0, card0 = nearest
         m, card, corners, near_elsewhere = self._second_look(frame, (m0, card0, c0), _as_read(c0, m0.flipped))
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
-        if self._passes(m, card, limit, clear_elsewhere, near_elsewhere) and not suit_twins(m.code, m.runner_up):
+        # a read against its suit twin stands only on an outline aligned to the card's print
+        # (below; a blurred 9C seen a few mm off read 9S past every test: docs/camera.md, session 52)
+        if not suit_twins(m.code, m.runner_up) and self._passes(m, card, limit, clear_elsewhere, near_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), as_read
-        # a read whose runner-up is its suit twin is taken from an outline aligned to the card's
-        # print alone (below): a heavily blurred held-out 9C, seen through an outline a few mm
-        # off (its top-left index cut away), read 9S past every test, twin margin, twin lead,
-        # both indexes and the templates (frames shifted 2 px since calibration; session 52)
         # a third look: the outline moved until the card's print lies where the likeliest
         # face has it (align_to_face), read again under the same tests
         starts = [(as_read, m.code)]
