@@ -133,11 +133,40 @@ def _normalise_rows(m: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _shifted_patches(window: np.ndarray) -> np.ndarray:
-    """Every (2*SHIFT+1)^2 shifted index patch of a window, as normalised rows."""
-    _, _, pw, ph = INDEX_PATCH
-    view = np.lib.stride_tricks.sliding_window_view(window, (ph, pw))
-    return _normalise_rows(view.reshape(-1, ph * pw))
+@dataclass(frozen=True)
+class _ShiftedPatches:
+    """Every (2*SHIFT+1)^2 shifted index patch of a corner window, as raw rows, with each
+    one's norm about its own mean: their normalised cross-correlation with templates that
+    are themselves normalised (zero mean) is the raw rows' product over these norms, so the
+    rows are never centred and divided (half the cost of a read of the corner)."""
+
+    rows: np.ndarray  # (shifts, patch pixels) float32
+    norms: np.ndarray  # (shifts,)
+
+    @classmethod
+    def of(cls, window: np.ndarray) -> _ShiftedPatches:
+        _, _, pw, ph = INDEX_PATCH
+        # the window's own level taken off first: a flat corner (burnt by glare) then scores
+        # 0 with every template, as a centred patch does, not its level times the rounding
+        # error of a template's zero sum over a norm of nothing
+        window = window - np.float32(window.mean(dtype=np.float64))
+        rows = np.lib.stride_tricks.sliding_window_view(window, (ph, pw)).reshape(-1, ph * pw)
+        total, squares = cv2.integral2(window, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+        sums = (total[ph:, pw:] - total[:-ph, pw:] - total[ph:, :-pw] + total[:-ph, :-pw]).reshape(-1)
+        sq = (squares[ph:, pw:] - squares[:-ph, pw:] - squares[ph:, :-pw] + squares[:-ph, :-pw]).reshape(-1)
+        centred = np.sqrt(np.maximum(sq - sums * sums / (ph * pw), 0.0))
+        return cls(rows, np.maximum(centred, 1e-3).astype(np.float32))
+
+    def scores(self, templates: np.ndarray) -> np.ndarray:
+        """NCC of every shifted patch (rows) with every normalised template (columns)."""
+        out: np.ndarray = (self.rows @ templates) / self.norms[:, None]
+        return out
+
+    def normalised(self, k: int) -> np.ndarray:
+        """Shifted patch ``k``, centred and scaled to unit norm."""
+        row = self.rows[k]
+        out: np.ndarray = (row - row.mean()) / self.norms[k]
+        return out
 
 
 #: How many runner-up codes stage 2 weighs the winner against, and how close they must score.
@@ -225,18 +254,19 @@ class CardTemplates:
         pair = self._t[:, [i, n + i, j, n + j]]
         leads = []
         for window in corner_windows(card):
-            best = (_shifted_patches(window) @ pair).max(axis=0)  # (4,)
+            best = _ShiftedPatches.of(window).scores(pair).max(axis=0)  # (4,)
             mine, theirs = max(best[0], best[1]), max(best[2], best[3])
             leads.append((float(max(mine, theirs)), float(mine - theirs)))
         return max(leads)[1]
 
-    def _stage_one(self, card: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _stage_one(self, card: np.ndarray) -> tuple[_ShiftedPatches, _ShiftedPatches, np.ndarray, np.ndarray,
+                                                    np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Stage 1 of :meth:`read`: the corners' shifted patches and their NCC with every
         template, the whole face's features both ways up, and each code's score upright and
         turned."""
         a, b = corner_windows(card)
-        pa, pb = _shifted_patches(a), _shifted_patches(b)
-        sa_all, sb_all = pa @ self._t, pb @ self._t  # (shifts, 104)
+        pa, pb = _ShiftedPatches.of(a), _ShiftedPatches.of(b)
+        sa_all, sb_all = pa.scores(self._t), pb.scores(self._t)  # (shifts, 104)
         sa, sb = sa_all.max(axis=0), sb_all.max(axis=0)
         w_up, w_turned = whole_features(card)
         su, sf = w_up @ self._w, w_turned @ self._w  # (52,)
@@ -273,8 +303,8 @@ class CardTemplates:
         # columns used by views A and B under the winner's orientation
         col_a = (best + n) if is_flipped else best
         col_b = best if is_flipped else (best + n)
-        xa = pa[int(np.argmax(sa_all[:, col_a]))]
-        xb = pb[int(np.argmax(sb_all[:, col_b]))]
+        xa = pa.normalised(int(np.argmax(sa_all[:, col_a])))
+        xb = pb.normalised(int(np.argmax(sb_all[:, col_b])))
         xw = w_turned if is_flipped else w_up
         x = np.concatenate([xa, xb, xw])
         t1 = np.concatenate([self._rows[col_a], self._rows[col_b], self._wrows[best]])

@@ -11,7 +11,7 @@ from cardart import deck_or_skip
 from calibration.deck_model import FULL_INK, INK_SHARE, MIN_INK, _balanced, _channels, _paper, both_ways, card_features
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
-from calibration.templates import order_portrait
+from calibration.templates import INDEX_PATCH, _ShiftedPatches, corner_windows, order_portrait
 from firmware_interfaces.camera.finder import (
     _ALL_LEVELS,
     _COARSE_SHAPES,
@@ -272,3 +272,25 @@ def test_corners_ordered_with_plain_floats_are_ordered_as_numpy_orders_them() ->
             box += rng.normal(0, 2, (4, 2))  # a found outline, not a perfect rectangle
         box = box[rng.permutation(4)]
         assert np.array_equal(order_portrait(box), _order_portrait_plain(box))
+
+
+def test_shifted_patch_scores_are_the_centred_and_normalised_patches_ncc() -> None:
+    # the plain computation: every shifted patch centred, scaled to unit norm, times the templates
+    _, _, pw, ph = INDEX_PATCH
+    rng = np.random.default_rng(8)
+    templates = rng.normal(0, 1, (ph * pw, 6)).astype(np.float32)
+    templates -= templates.mean(axis=0)
+    templates /= np.linalg.norm(templates, axis=0)
+    face = cv2.resize(deck_or_skip("svg-cards").face("7H"), (112, 160), interpolation=cv2.INTER_AREA)
+    windows = [w for w in corner_windows(face)]
+    windows += [rng.uniform(0, 255, windows[0].shape).astype(np.float32) for _ in range(5)]
+    windows.append(np.full(windows[0].shape, 251.0, np.float32))  # a corner glare burnt flat
+    windows.append((windows[0] * 0.05 + 240).astype(np.float32))  # a corner under a veil of glare
+    for window in windows:
+        rows = np.lib.stride_tricks.sliding_window_view(window.astype(np.float64), (ph, pw)).reshape(-1, ph * pw)
+        centred = rows - rows.mean(axis=1, keepdims=True)
+        normalised = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-3)
+        patches = _ShiftedPatches.of(window)
+        assert np.abs(patches.scores(templates) - normalised @ templates).max() < 2e-4
+        for k in (0, len(rows) // 2, len(rows) - 1):
+            assert np.abs(patches.normalised(k) - normalised[k]).max() < 1e-5
