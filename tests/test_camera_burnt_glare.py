@@ -19,10 +19,13 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera import recognizer as recognizer_module
+from firmware_interfaces.camera.face_ink import ink_parts, most_hidden_part, whiteness
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
+    BURNT_WHITE,
     INDEX_LEAD,
     INDEX_OVERRULED,
+    OVER_EXPOSED,
     SURE_INDEX_LEAD,
     SURE_MARGIN,
     TWIN_LEAD,
@@ -419,3 +422,52 @@ def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_
     assert rec._sure(replace(sure, runner_up="4D"), six, limit)
     # a court card is not asked (a court picture's blurred ink left up to 0.12 on right reads)
     assert rec._ink_explained(replace(m, code="KH"), six)
+
+
+def test_a_card_burnt_white_nearly_all_over_is_read_only_as_a_face_whose_pips_all_show() -> None:
+    # glare burnt 82 % of a held-out 8C white, all but its top-left "8" and its top two pips,
+    # and it read 4C past every other test, aligned to that face, 2.7 times past the margin
+    # limit (session 53): the 4C's bottom pips lay under the burnt white
+    rec, _, limit, card, m = _clean_read("4C")
+    faces = templates_for(DECK).faces
+    h = CARD_SIZE[1]
+    eight = faces["8C"].copy()
+    eight[int(0.3 * h):] = 255  # burnt below its top pips
+    over_exposed = np.clip(faces["4C"].astype(np.float32) * 3.0, 0, 255).astype(np.uint8)  # its ink kept
+    for picture in (eight, over_exposed):
+        assert np.count_nonzero(whiteness(picture) >= BURNT_WHITE) >= OVER_EXPOSED * picture[:, :, 0].size
+    assert rec._face_shows(m, card) and rec._face_shows(m, over_exposed)
+    assert not rec._face_shows(m, eight)
+    assert not rec._face_shows(replace(m, flipped=not m.flipped), eight)  # its bottom pips, turned, are its top ones
+    # a glared card less burnt is not asked: glare over a pip of a right read is common
+    glared_four = card.copy()  # its paper exposed under white
+    glared_four[int(0.6 * h):] = 255
+    assert np.count_nonzero(whiteness(glared_four) >= BURNT_WHITE) < OVER_EXPOSED * glared_four[:, :, 0].size
+    assert rec._face_shows(m, glared_four)
+    assert rec._face_shows(replace(m, code="KC"), eight)  # nor a court card
+    # a sure read and a doubtful one are both asked
+    sure = replace(m, margin=2 * SURE_MARGIN * limit)
+    assert rec._sure(sure, card, limit) and rec._passes(m, card, limit, set(), set())
+    rec._face_shows = lambda read, view: False  # type: ignore[method-assign]
+    try:
+        assert not rec._sure(sure, card, limit) and not rec._passes(m, card, limit, set(), set())
+    finally:
+        del rec._face_shows
+
+
+def test_a_faces_ink_parts_are_its_pips_and_their_share_under_a_mask_is_measured_either_way_up() -> None:
+    face = templates_for(DECK).faces["4C"]
+    parts = ink_parts(face)
+    h, w = parts.labels.shape
+    none = np.zeros((h, w), bool)
+    assert most_hidden_part(none, parts) == 0.0 and most_hidden_part(~none, parts) == 1.0
+    bottom = none.copy()
+    bottom[int(0.75 * h):] = True  # the bottom pips and index
+    assert most_hidden_part(bottom, parts) == 1.0
+    assert most_hidden_part(bottom, parts, turned=True) == 1.0  # the top ones, turned there
+    middle = none.copy()
+    middle[int(0.4 * h):int(0.6 * h)] = True  # a 4's middle is paper
+    assert most_hidden_part(middle, parts) == 0.0
+    assert most_hidden_part(middle, ink_parts(templates_for(DECK).faces["5C"])) == 1.0  # a 5's middle pip
+    with pytest.raises(ValueError):
+        most_hidden_part(none[:10], parts)

@@ -16,6 +16,8 @@ off or a blurred pip's spread leaves nothing unexplained.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -37,6 +39,15 @@ RIM = 4
 #: Unexplained ink is averaged over cells this many px square (16 canonical px, a seventh of
 #: the card's width); the largest cell mean is reported.
 CELL = 8
+
+#: :func:`ink_parts`: a face's ink is what is darker than this share of its paper, a rim of
+#: PART_RIM px left out, worn down by PART_WEAR px each way to the cores of its pips and
+#: glyphs (an outline a px or two off, or a blurred pip, still has its ink there), in parts of
+#: at least PART_AREA canonical px (a thin index stroke wears away: pips are what is left).
+PART_INK = 0.55
+PART_RIM = 3
+PART_WEAR = 2
+PART_AREA = 12
 
 _SQUARE = np.ones((PAPER_SQUARE, PAPER_SQUARE), np.uint8)
 _SPREAD = np.ones((2 * FACE_SPREAD + 1, 2 * FACE_SPREAD + 1), np.uint8)
@@ -98,3 +109,47 @@ def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, ways: tuple[bool, ..
             if least <= enough:
                 return float(least)
     return float(least)
+
+
+@dataclass(frozen=True)
+class InkParts:
+    """The cores of a canonical face's ink, each part labelled (:func:`ink_parts`)."""
+
+    labels: np.ndarray  # int32, the canonical size: 0 where no part is, k in the k-th part
+    areas: np.ndarray  # px of each part: areas[k] for label k (areas[0] unused)
+
+
+def ink_parts(face: np.ndarray) -> InkParts:
+    """The cores of a clean canonical face's ink (its pips, the thick of its glyphs), each a
+    labelled part (:data:`PART_INK`, :data:`PART_WEAR`, :data:`PART_AREA`)."""
+    white = whiteness(face).astype(np.float32)
+    level = max(float(np.percentile(white, 92)), 8.0)
+    inked = (white < PART_INK * level).astype(np.uint8)
+    r = PART_RIM
+    inked[:r, :] = 0
+    inked[-r:, :] = 0
+    inked[:, :r] = 0
+    inked[:, -r:] = 0
+    cores = cv2.erode(inked, np.ones((2 * PART_WEAR + 1, 2 * PART_WEAR + 1), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=8, ltype=cv2.CV_32S)
+    areas = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    small = areas < PART_AREA
+    small[0] = False
+    labels = np.where(small[labels], 0, labels).astype(np.int32)
+    areas[small] = 0.0
+    areas[0] = 0.0  # the paper around the parts
+    return InkParts(labels, areas)
+
+
+def most_hidden_part(hidden: np.ndarray, parts: InkParts, turned: bool = False) -> float:
+    """The largest share of any one of a face's ink parts (``parts``, :func:`ink_parts`) that
+    lies where ``hidden`` (a canonical card's bool mask: burnt white, say) is set, the face
+    turned 180° when ``turned``; 0 for a face with no parts."""
+    if hidden.shape != parts.labels.shape:
+        raise ValueError(f"mask {hidden.shape} and face parts {parts.labels.shape} are not of one canonical size")
+    mask = hidden[::-1, ::-1] if turned else hidden
+    counted = np.bincount(parts.labels[mask], minlength=len(parts.areas)).astype(np.float64)
+    kept = parts.areas > 0
+    if not kept.any():
+        return 0.0
+    return float((counted[kept] / parts.areas[kept]).max())
