@@ -10,6 +10,7 @@ Run: python benchmarks/par.py
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -25,6 +26,9 @@ from table_controller.rules.registry import variant_files
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
+    parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     variants: dict[str, dict[str, float]] = {}

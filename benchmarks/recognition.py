@@ -45,6 +45,7 @@ target itself is judged on single frames, one recogniser each. Progress goes to 
 
     python benchmarks/recognition.py [--frames 150] [--decks svg-cards,kde-dondorf]
                                      [--hard | --classic] [--special] [--seed 7]
+                                     [--burnt-glare CHANCE] [--perturb NAMES|all]
 """
 
 from __future__ import annotations

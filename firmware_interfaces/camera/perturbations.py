@@ -74,7 +74,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "shift-2": shifted(2.0, -2.0),
     "shift-2b": shifted(-2.0, 1.5),
     "turn-0.3": turned(0.3),
-    "zoom-0.6%": turned(0.0, 1.006),
+    "zoom-0.6": turned(0.0, 1.006),
     "jpeg-90": reencoded(90),
     "noise-2": noisy(2.0),
 }
