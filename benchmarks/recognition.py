@@ -514,7 +514,8 @@ def main() -> int:
     args = parser.parse_args()
     if not 0.0 <= args.burnt_glare <= 1.0:
         parser.error("--burnt-glare is a chance, 0..1")
-    perturb = list(PERTURBATIONS) if args.perturb == "all" else [k for k in args.perturb.split(",") if k]
+    named_perturbations = [k.strip() for k in args.perturb.split(",") if k.strip()]
+    perturb = list(PERTURBATIONS) if named_perturbations == ["all"] else list(dict.fromkeys(named_perturbations))
     unknown = [k for k in perturb if k not in PERTURBATIONS]
     if unknown:
         parser.error(f"--perturb: unknown {', '.join(unknown)} (known: {', '.join(PERTURBATIONS)}, all)")
@@ -526,7 +527,7 @@ def main() -> int:
         return 1
     out: dict[str, object] = {
         "benchmark": "recognition", "scenes": "hard" if args.hard else "classic", "special": args.special,
-        "burnt_glare_chance": args.burnt_glare, "perturbed": perturb,
+        "burnt_glare_chance": args.burnt_glare, "perturbations": perturb,
         "frame_sizes": ["1280x720", "1920x1080"] if args.hard else ["1280x720"], "cores": 1,
         "seed": args.seed, "targets": TARGETS, "tuned_on": list(TUNED_ON),
     }

@@ -19,7 +19,7 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, canonical_corners
 from firmware_interfaces.camera import recognizer as recognizer_module
-from firmware_interfaces.camera.face_ink import ink_parts, most_hidden_part, whiteness
+from firmware_interfaces.camera.face_ink import InkParts, ink_parts, most_hidden_part, whiteness
 from firmware_interfaces.camera.finder import learn_empty_table
 from firmware_interfaces.camera.recognizer import (
     BURNT_WHITE,
@@ -471,3 +471,32 @@ def test_a_faces_ink_parts_are_its_pips_and_their_share_under_a_mask_is_measured
     assert most_hidden_part(middle, ink_parts(templates_for(DECK).faces["5C"])) == 1.0  # a 5's middle pip
     with pytest.raises(ValueError):
         most_hidden_part(none[:10], parts)
+
+
+def test_a_turned_read_is_asked_for_its_faces_pips_turned_about_both_axes() -> None:
+    # (a review's: the 4C above looks alike either way up, so a wrong turn could not fail it)
+    labels = np.zeros((160, 112), np.int32)
+    labels[10:20, 5:15] = 1  # one part near the top-left corner
+    parts = InkParts(labels, np.array([0.0, 100.0]))
+    there = np.zeros((160, 112), bool)
+    there[140:150, 97:107] = True  # where that part lies on a card turned 180 degrees
+    assert most_hidden_part(there, parts, turned=True) == 1.0
+    assert most_hidden_part(there, parts, turned=False) == 0.0
+    assert most_hidden_part(there.astype(np.uint8) * 255, parts, turned=True) == 1.0  # any mask of 0 and not
+    # a 7C, whose middle pip lies above the middle, over-exposed and lying turned: read turned,
+    # its pips all show; read upright, the upright face's middle pip falls on paper burnt white
+    rec, _, _, _, m = _clean_read("7C")
+    turned = np.ascontiguousarray(templates_for(DECK).faces["7C"][::-1, ::-1])
+    over_exposed = np.clip(turned.astype(np.float32) * 3.0, 0, 255).astype(np.uint8)
+    assert rec._face_shows(replace(m, flipped=True), over_exposed)
+    assert not rec._face_shows(replace(m, flipped=False), over_exposed)
+
+
+def test_a_pip_hidden_80_percent_or_more_under_burnt_white_is_a_pip_the_card_does_not_show(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # right reads measured lay up to 52 % (session 53): the limit is HIDDEN_PART = 0.8
+    rec, _, _, card, m = _clean_read("4C")
+    burnt = np.full_like(card, 255)
+    for share, shows in ((0.52, True), (0.79, True), (0.8, False), (1.0, False)):
+        monkeypatch.setattr(recognizer_module, "most_hidden_part", lambda *args, share=share: share)
+        assert rec._face_shows(m, burnt) == shows, share

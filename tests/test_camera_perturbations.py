@@ -3,10 +3,11 @@ each keeps the frame's size and type and changes it as its name says."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from firmware_interfaces.camera.perturbations import PERTURBATIONS, perturbation, shifted, turned
+from firmware_interfaces.camera.perturbations import PERTURBATIONS, perturbation, reencoded, shifted, turned
 
 
 def _dot(at: tuple[int, int]) -> np.ndarray:
@@ -49,6 +50,22 @@ def test_noise_is_drawn_from_the_seed() -> None:
     assert np.array_equal(noise(frame, 5), noise(frame, 5))
     assert not np.array_equal(noise(frame, 5), noise(frame, 6))
     assert 1.5 < float(noise(frame, 5).astype(np.float64).std()) < 2.5
+    assert abs(float(noise(frame, 5).astype(np.float64).mean()) - 128) < 0.1  # rounded: no darker
+
+
+def test_each_name_is_the_change_it_says() -> None:
+    x, y = _where(PERTURBATIONS["shift-1"](_dot((50, 40)), 0))
+    assert (x, y) == pytest.approx((51.0, 41.0), abs=1e-6)
+    x, y = _where(PERTURBATIONS["shift-2"](_dot((50, 40)), 0))
+    assert (x, y) == pytest.approx((52.0, 38.0), abs=1e-6)
+    x, y = _where(PERTURBATIONS["zoom-0.6"](_dot((150, 45)), 0))  # 70 px right of the middle
+    assert (x, y) == pytest.approx((80 + 70 * 1.006, 45.0), abs=0.05)
+    # JPEG at 90 loses less of a textured frame than at 50
+    rng = np.random.default_rng(2)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (64, 64, 3), dtype=np.uint8), (0, 0), 1.5)
+    at_90 = np.abs(PERTURBATIONS["jpeg-90"](frame, 0).astype(np.int16) - frame).mean()
+    at_50 = np.abs(reencoded(50)(frame, 0).astype(np.int16) - frame).mean()
+    assert 0 < at_90 < 0.7 * at_50
 
 
 def test_an_unknown_name_is_refused_naming_the_known_ones() -> None:

@@ -43,7 +43,9 @@ CELL = 8
 #: :func:`ink_parts`: a face's ink is what is darker than this share of its paper, a rim of
 #: PART_RIM px left out, worn down by PART_WEAR px each way to the cores of its pips and
 #: glyphs (an outline a px or two off, or a blurred pip, still has its ink there), in parts of
-#: at least PART_AREA canonical px (a thin index stroke wears away: pips are what is left).
+#: at least PART_AREA canonical px. A thin index stroke wears away; what is left depends on
+#: the design: a pip whole, or a club pip in two or three lobes (svg-cards, tigullio), and in
+#: some designs the index's suit symbol too (kde-standard: 12-26 px).
 PART_INK = 0.55
 PART_RIM = 3
 PART_WEAR = 2
@@ -111,7 +113,7 @@ def unexplained_ink(card: np.ndarray, face_ink: np.ndarray, ways: tuple[bool, ..
     return float(least)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InkParts:
     """The cores of a canonical face's ink, each part labelled (:func:`ink_parts`)."""
 
@@ -147,6 +149,7 @@ def most_hidden_part(hidden: np.ndarray, parts: InkParts, turned: bool = False) 
     turned 180° when ``turned``; 0 for a face with no parts."""
     if hidden.shape != parts.labels.shape:
         raise ValueError(f"mask {hidden.shape} and face parts {parts.labels.shape} are not of one canonical size")
+    hidden = np.asarray(hidden, bool)  # a 0/255 mask would otherwise index rows, not pixels
     mask = hidden[::-1, ::-1] if turned else hidden
     counted = np.bincount(parts.labels[mask], minlength=len(parts.areas)).astype(np.float64)
     kept = parts.areas > 0

@@ -63,7 +63,7 @@ def noisy(sigma: float) -> Perturbation:
     def perturb(frame: np.ndarray, seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)
         noise = rng.normal(0.0, sigma, frame.shape)
-        return np.clip(frame.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        return np.clip(np.rint(frame.astype(np.float32) + noise), 0, 255).astype(np.uint8)  # rounded, not cut
 
     return perturb
 
