@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_interfaces.camera.perturbations import PERTURBATIONS, perturbation, reencoded, shifted, turned
+from firmware_interfaces.camera.perturbations import PERTURBATIONS, noisy, perturbation, reencoded, shifted, turned
 
 
 def _dot(at: tuple[int, int]) -> np.ndarray:
@@ -44,13 +44,17 @@ def test_a_turn_moves_a_point_about_the_middle_anticlockwise() -> None:
     assert y == pytest.approx(45 - 70 * np.sin(np.radians(0.3)), abs=0.05)  # up: image y runs down
 
 
-def test_noise_is_drawn_from_the_seed() -> None:
-    frame = np.full((40, 40, 3), 128, np.uint8)
+def test_noise_is_drawn_from_the_seed_at_its_sigma_and_rounded() -> None:
+    frame = np.full((80, 80, 3), 128, np.uint8)
     noise = PERTURBATIONS["noise-2"]
     assert np.array_equal(noise(frame, 5), noise(frame, 5))
     assert not np.array_equal(noise(frame, 5), noise(frame, 6))
-    assert 1.5 < float(noise(frame, 5).astype(np.float64).std()) < 2.5
-    assert abs(float(noise(frame, 5).astype(np.float64).mean()) - 128) < 0.1  # rounded: no darker
+    assert np.array_equal(noise(frame, 5), noisy(2.0)(frame, 5))  # the name is what it says
+    for sigma in (1.0, 2.0, 4.0):
+        seen = noisy(sigma)(frame, 7).astype(np.float64) - 128
+        # rounding adds 1/12 of a grey level's variance; cutting instead would take half a level off
+        assert abs(float(seen.std()) - np.sqrt(sigma**2 + 1 / 12)) < 0.05 * sigma, sigma
+        assert abs(float(seen.mean())) < 0.1, sigma
 
 
 def test_each_name_is_the_change_it_says() -> None:
