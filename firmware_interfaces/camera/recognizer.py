@@ -926,9 +926,10 @@ BURNT_CORNER_SHARE = 0.3
 #: 4C, aligned to that face, 2.7 times past the margin limit: the 4C's bottom pips lay
 #: wholly under the burnt white. Of our three burnt-glare sets' reads of pip cards that a
 #: sure or a doubtful read's tests passed (937 plain, 927 turned 0.3°), 202 lay at 70 % burnt
-#: or more; of their right reads, all but one had no pip more than 7 % under burnt white, and that one (an
-#: ornamental 7D, 78 % burnt) had one diamond 50-52 % under it; the wrong 4C had two wholly
-#: under it. Below 70 % burnt, right reads of glared cards with a pip wholly burnt are common.
+#: or more; of their right reads, all but one had no pip more than 7 % under burnt white,
+#: and that one (an ornamental 7D, 78 % burnt) had one diamond 50-52 % under it; the wrong
+#: 4C had two wholly under it. Below 70 % burnt, right reads of glared cards with a pip
+#: wholly burnt are common.
 OVER_EXPOSED = 0.75
 HIDDEN_PART = 0.8
 #: A doubtful card is aligned again under glare (``align_under_glare``) where this share of a
