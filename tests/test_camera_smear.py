@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import cv2
@@ -18,8 +19,17 @@ from firmware_interfaces.camera import recognizer as recognizer_module
 from firmware_interfaces.camera import smear as smear_module
 from firmware_interfaces.camera.recognizer import AGREEING_CONFIDENCE, Recognizer
 from firmware_interfaces.camera.scene_effects import motion_kernel
-from firmware_interfaces.camera.scenes import Degradation, generate_test_set
-from firmware_interfaces.camera.smear import MARGIN_PX, CardSpectra, Smear, card_smear, frame_smear, unsmeared
+from firmware_interfaces.camera.scenes import Degradation, PlacedCard, generate_test_set, render_scene
+from firmware_interfaces.camera.smear import (
+    GUESS_LENGTHS,
+    MARGIN_PX,
+    CardSpectra,
+    Smear,
+    card_smear,
+    frame_smear,
+    smear_guesses,
+    unsmeared,
+)
 
 #: Three cards (image corners TL, TR, BR, BL) on a 640 x 360 frame, about 70 px wide as at 720p.
 CARDS = {
@@ -130,14 +140,17 @@ def test_undoing_the_smear_brings_each_card_nearer_its_face_and_leaves_the_rest_
     assert float(np.median(nearer)) <= 0.9, nearer  # measured 0.43-0.84
 
 
-def _smeared_scene(deck_name: str, seed: int) -> tuple[Calibration, Layout, np.ndarray, list[str]]:
-    """A generated baccarat scene (mild degradation) smeared as by a camera moving 13 px at 40
-    degrees during the exposure: its calibration, layout, frame and the codes on it, sorted."""
+def _smeared_scene(deck_name: str, seed: int, length: int = 13,
+                   angle: float = 40.0) -> tuple[Calibration, Layout, np.ndarray, list[str]]:
+    """A generated baccarat scene (mild degradation) smeared as by a camera moving ``length`` px
+    at ``angle`` degrees during the exposure (13 px at 40 unless told): its calibration, layout,
+    frame and the codes on it, sorted."""
     layout = load_layout("baccarat")
     tf = generate_test_set(deck_or_skip(deck_name), [layout], 1, seed=seed, off_layout_every=0, empty_every=0,
                            degradation=Degradation.mild())[0]
     calibration = calibration_for(deck_name, tf.empty, layout)
-    image = cv2.filter2D(tf.scene.image.astype(np.float32), -1, motion_kernel(13, 40.0), borderType=cv2.BORDER_REFLECT)
+    image = cv2.filter2D(tf.scene.image.astype(np.float32), -1, motion_kernel(length, angle),
+                         borderType=cv2.BORDER_REFLECT)
     image = np.clip(image + np.random.default_rng(seed).normal(0, 2.0, image.shape), 0, 255).astype(np.uint8)
     return calibration, layout, image, sorted(c.code for c in tf.scene.cards if c.code)
 
@@ -233,3 +246,98 @@ def test_a_smear_is_never_undone_shorter_than_measured(monkeypatch: pytest.Monke
     Recognizer(calibration, layout).recognize(image)
     assert len(measured) == 1 and len(lengths) == len(smear_module.LENGTH_TRIES) >= 2, (measured, lengths)
     assert lengths[0] == pytest.approx(measured[0]) and min(lengths) == lengths[0] < max(lengths)
+
+
+def _boxes() -> list[tuple[int, int, int, int]]:
+    return [(min(x for x, _ in q), min(y for _, y in q), max(x for x, _ in q), max(y for _, y in q))
+            for q in CARDS.values()]
+
+
+@pytest.mark.parametrize("deck_name", DECKS)
+@pytest.mark.parametrize(("length", "angle"), [(7, 20.0), (9, 150.0), (11, 60.0), (12, 105.0)])
+def test_a_blind_guess_at_the_smear_lies_near_it(deck_name: str, length: int, angle: float) -> None:
+    # no face known: the cepstrum of the cards' pictures guesses the smear; one of the guesses
+    # (at most three, likeliest first, each within the lengths a guess may have) lies near it
+    deck_or_skip(deck_name)
+    guesses = smear_guesses(cv2.cvtColor(_frame(templates_for(deck_name).faces, (length, angle), continuous=True),
+                                         cv2.COLOR_BGR2GRAY), _boxes())
+    assert 1 <= len(guesses) <= smear_module.GUESSES
+    assert all(GUESS_LENGTHS[0] <= g.length_px <= GUESS_LENGTHS[1] for g in guesses), guesses
+    assert any(abs(g.length_px / length - 1) <= 0.25 and abs((g.angle_deg - angle + 90) % 180 - 90) <= 12
+               for g in guesses), guesses
+
+
+def test_no_guess_is_made_without_a_window_inside_the_frame() -> None:
+    gray = np.full((80, 80), 128, np.uint8)
+    assert smear_guesses(gray, [(0, 0, 30, 40)]) == []  # a 96 px window does not fit
+    assert smear_guesses(gray, []) == []
+
+
+@pytest.mark.parametrize(("deck_name", "seed"), [("svg-cards", 5), ("kde-standard", 0)])
+def test_a_frame_so_smeared_that_no_card_is_read_is_read_with_the_smear_a_guess_lets_it_measure(
+        deck_name: str, seed: int) -> None:
+    # 18 px at 130 degrees: no card of the frame is read from its face, so none can measure the
+    # smear; a card read quickly with a blind guess undone measures it, and every card is read
+    # with that undone, rightly
+    calibration, layout, image, truth = _smeared_scene(deck_name, seed, 18, 130.0)
+    unguessed = Recognizer(calibration, layout)
+    unguessed._guessed_smear = lambda frame, gray, unread, candidates: None  # type: ignore[method-assign]
+    assert all(r.code is None for r in unguessed.recognize(image))
+    after = [r.code for r in Recognizer(calibration, layout).recognize(image)]
+    assert set(after) - {None} <= set(truth), after
+    assert after.count(None) <= 1, after
+
+
+@pytest.mark.parametrize(("measured", "taken"), [
+    (Smear(9.0, 135.0), True), (Smear(9.0, 40.0), False), (Smear(20.0, 130.0), False), (None, False)])
+def test_a_guess_gives_the_smear_measured_on_the_card_read_with_it_only_where_that_lies_near_it(
+        measured: Smear | None, taken: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card read as the wrong face with a guess undone measures another line, or none: the
+    # measure is the frame's smear only where it lies near the guess (GUESS_AGREES)
+    calibration, layout, image, _ = _smeared_scene("svg-cards", 5, 18, 130.0)
+    reading = recognizer_module.CardReading("AS", 0.9, [(0.0, 0.0)] * 4, None, (0.0, 0.0))
+    read = recognizer_module._Look(reading, (0.0, 0.0), True, False, None, None)  # type: ignore[arg-type]
+    undone: list[Smear] = []
+    monkeypatch.setattr(recognizer_module, "smear_guesses", lambda gray, boxes: [Smear(10.0, 130.0)])
+    monkeypatch.setattr(recognizer_module, "unsmeared", lambda frame, smear, boxes: undone.append(smear) or frame)
+    monkeypatch.setattr(Recognizer, "_look", lambda self, *args, **kwargs: read)
+    monkeypatch.setattr(Recognizer, "_measured_smear", lambda self, gray, cards: measured)
+    got = Recognizer(calibration, layout)._guessed_smear(image, image[:, :, 0], [(0, 0, 40, 60)],
+                                                         [(read, (0, 0, 40, 60))])
+    assert got == (measured if taken else None)
+    # not taken: the guess is tried at every length of LENGTH_TRIES, then given up
+    assert [s.length_px for s in undone] == [10.0 * k for k in (smear_module.LENGTH_TRIES[:1] if taken
+                                                               else smear_module.LENGTH_TRIES)]
+
+
+@pytest.mark.parametrize(("length", "angle", "agrees"), [
+    (10.0, 130.0, True), (10.0 * (1 + recognizer_module.GUESS_AGREES[0]) - 0.01, 130.0, True),
+    (10.0 * (1 + recognizer_module.GUESS_AGREES[0]) + 0.01, 130.0, False),
+    (10.0 * (1 - recognizer_module.GUESS_AGREES[0]) - 0.01, 130.0, False),
+    (10.0, 130.0 + recognizer_module.GUESS_AGREES[1] - 0.1, True),
+    (10.0, 130.0 - recognizer_module.GUESS_AGREES[1] - 0.1, False),
+])
+def test_a_measured_smear_agrees_with_a_guess_within_its_share_of_length_and_degrees(
+        length: float, angle: float, agrees: bool) -> None:
+    assert recognizer_module._smears_agree(Smear(length, angle), Smear(10.0, 130.0)) is agrees
+    # a line and its reverse are one smear: 175 and 5 degrees lie 10 apart
+    assert recognizer_module._smears_agree(Smear(length, (angle + 45.0) % 180.0), Smear(10.0, 175.0)) is agrees
+
+
+def test_cards_lying_face_down_cost_no_guess_at_a_smear(monkeypatch: pytest.MonkeyPatch) -> None:
+    # no card read from its face, but none lies near a face either (their backs lie beyond
+    # FACE_LIKE of the model's distance): no guess is made, none of them is looked at again
+    layout = load_layout("baccarat")
+    deck = deck_or_skip("kde-standard")
+    tf = generate_test_set(deck, [layout], 1, seed=0, off_layout_every=0, empty_every=0,
+                           degradation=Degradation.mild())[0]
+    calibration = calibration_for("kde-standard", tf.empty, layout)
+    backs = [PlacedCard(slot.name, "AS", slot.centre, 0.0, face_up=False) for slot in layout.slots[:4]]
+    image = render_scene(layout, deck, backs, random.Random(1), Degradation.mild()).image
+    guessed: list[int] = []
+    monkeypatch.setattr(recognizer_module, "smear_guesses", lambda gray, boxes: guessed.append(len(boxes)) or [])
+    assert [r.code for r in Recognizer(calibration, layout).recognize(image)] == [None] * 4
+    assert guessed == []
+    monkeypatch.setattr(recognizer_module, "FACE_LIKE", 1.0)
+    Recognizer(calibration, layout).recognize(image)
+    assert guessed == [4]
