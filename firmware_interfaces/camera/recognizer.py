@@ -774,8 +774,7 @@ class Recognizer:
         frame shows no smear."""
         # the unread worth another look (not felt showing through, not a fit on nothing printed)
         again_at = [k for k, look in enumerate(looks) if (not look.read and look.doubtful) or _by_indexes(look)]
-        read = [look.reading for look in looks if look.read and look.reading is not None
-                and look.reading.code is not None and look.reading.confidence > INDEX_CONFIDENCE]
+        read = [look.reading for look in looks if _read_from_face(look) and look.reading is not None]
         if not again_at:
             return looks
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -814,37 +813,48 @@ class Recognizer:
         smears = [card_smear(gray, self._gray_face(r.code), np.array(r.corners)) for r in read if r.code]
         return frame_smear([s for s in smears if s is not None])
 
+    def _face_distances(self, frame: np.ndarray, looks: list[_Look]) -> list[float]:
+        """How far from a face (the deck model's distance) each of ``looks`` lies in ``frame``,
+        on its found outline."""
+        model = self.calibration.templates.model
+        return [model.read(warp_card(frame, look.found.outlines[0])).distance for look in looks]
+
     def _likeliest_faces(self, frame: np.ndarray, looks: list[_Look], unread: list[int]) -> list[int]:
         """Of the looks ``unread`` (indexes into ``looks``), the :data:`GUESSED_ON` whose found
         outline the deck model reads nearest to a face, nearest first, leaving out those farther
         than :data:`FACE_LIKE` (a card lying face down, its back nothing like a face)."""
-        model = self.calibration.templates.model
-        near = []
-        for k in unread:
-            distance = model.read(warp_card(frame, looks[k].found.outlines[0])).distance
-            if distance <= FACE_LIKE * model.max_distance:
-                near.append((distance, k))
-        return [k for _, k in sorted(near)[:GUESSED_ON]]
+        limit = FACE_LIKE * self.calibration.templates.model.max_distance
+        distances = self._face_distances(frame, [looks[k] for k in unread])
+        near = sorted((d, k) for d, k in zip(distances, unread, strict=True) if d <= limit)
+        return [k for _, k in near[:GUESSED_ON]]
 
     def _guessed_smear(self, frame: np.ndarray, gray: np.ndarray, unread: list[tuple[int, int, int, int]],
                        candidates: list[tuple[_Look, tuple[int, int, int, int]]]) -> Smear | None:
         """The smear of a frame where no card was read from its face, guessed blind on the
         boxes (px) of the cards ``unread`` (``smear.smear_guesses``) and measured on the
-        ``candidates`` (looks, and their boxes) read quickly (a sure read only) with a guess undone
-        (each at every length of ``LENGTH_TRIES``): the first guess under which a card is read
-        and measures a smear near the guess (:data:`GUESS_AGREES`: a card read as the wrong face
-        measures no line, or another) gives it. None when no guess does."""
+        ``candidates`` (looks, and their boxes) read quickly (a sure read only) with a guess
+        undone (each at every length of ``LENGTH_TRIES``): the first try under which a card is
+        read and measures a smear near the smear tried (:data:`GUESS_AGREES`: a card read as
+        the wrong face measures no line, or another) gives it. Only the candidates the try
+        brings nearer to a face (:data:`GUESS_NEARER`) are looked at: a wrong guess, or any
+        guess on a frame that is not smeared, takes them farther. None when no try does."""
         if not candidates:
             return None
+        looks = [look for look, _ in candidates]
         boxes = [box for _, box in candidates]
+        before = self._face_distances(frame, looks)
         for guess in smear_guesses(gray, unread):
             for share in LENGTH_TRIES:
                 tried = Smear(guess.length_px * share, guess.angle_deg)
                 sharp = unsmeared(frame, tried, boxes)
+                after = self._face_distances(sharp, looks)
                 read = []
-                for look, _ in candidates:
+                for look, was, now in zip(looks, before, after, strict=True):
+                    if now >= GUESS_NEARER * was:
+                        continue
                     again = self._look(sharp, look.finder, look.found, look.centre, quick=True)
-                    if again.read and again.reading is not None and not _by_indexes(again):
+                    if _read_from_face(again):
+                        assert again.reading is not None
                         read.append(again.reading)
                 measured = self._measured_smear(gray, read) if read else None
                 if measured is not None and _smears_agree(measured, tried):
@@ -914,11 +924,18 @@ def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _smears_agree(measured: Smear, guess: Smear) -> bool:
-    """Whether a smear measured on a card read with ``guess`` undone lies near the guess
+def _smears_agree(measured: Smear, tried: Smear) -> bool:
+    """Whether a smear measured on a card read with ``tried`` undone lies near it
     (:data:`GUESS_AGREES`)."""
-    turn = abs((measured.angle_deg - guess.angle_deg + 90.0) % 180.0 - 90.0)
-    return turn <= GUESS_AGREES[1] and abs(measured.length_px / guess.length_px - 1.0) <= GUESS_AGREES[0]
+    turn = abs((measured.angle_deg - tried.angle_deg + 90.0) % 180.0 - 90.0)
+    return turn <= GUESS_AGREES[1] and abs(measured.length_px / tried.length_px - 1.0) <= GUESS_AGREES[0]
+
+
+def _read_from_face(look: _Look) -> bool:
+    """Whether ``look`` read its card from the face (not from one corner index, nor from
+    agreeing indexes: those reads are reported below :data:`INDEX_CONFIDENCE` or at it)."""
+    return (look.read and look.reading is not None and look.reading.code is not None
+            and look.reading.confidence > INDEX_CONFIDENCE)
 
 
 def _by_indexes(look: _Look) -> bool:
@@ -995,13 +1012,18 @@ GLARE_SHARE = 0.01
 #: Views around a burnt-out card that must read the same code from an index, none another.
 INDEX_VOTES = 2
 #: A frame none of whose cards was read from its face has its smear guessed blind, and read with
-#: each guess undone, on at most this many of its unread cards (each try costs a quick look a
-#: card: a frame of cards lying face down pays it too); the smear then measured on a card so read
-#: must lie within this share of the guess's length and this many degrees of its direction. On
-#: the independent harness frames where this read cards (9-10 px smears), the measures lay at
-#: 0.82-0.96 of the guess and 3-5 degrees from it.
+#: each guess undone, on at most this many of its unread cards; the smear then measured on a card
+#: so read must lie within this share of the length tried and this many degrees of its
+#: direction. On the independent harness frames where this read cards (9-10 px smears), the
+#: measures lay at 0.82-0.96 of the length tried and 3-5 degrees from it.
 GUESSED_ON = 2
 GUESS_AGREES = (0.35, 20.0)
+#: A card is looked at quickly under a try only where the try brings it this much nearer to a
+#: face (the deck model's distance) than it lay: on those harness frames the tries near the
+#: drawn smear took a card to 0.63-0.89 of its distance, every other try to 1.01-12 times it
+#: (a wrong line smears the picture further). A quick look costs 5-20 ms a card; a search whose
+#: every try fails cost about 250 ms a frame before (a hand over a lone card, no card read).
+GUESS_NEARER = 0.95
 #: Only cards the deck model reads within this share of its acceptance distance are read so:
 #: smeared faces of those harness frames lay at 0.09-0.74 of it (the nearest of each frame at
 #: 0.16 at most), kde-standard's back at 0.70-0.92; six cards face down cost 490 ms a frame

@@ -18,7 +18,9 @@ direction); a guess only serves to read a card quickly with it undone, and the s
 measured on that card as above. A guess is never what the cards are read with.
 
 A card that moves alone (a dealer's hand sliding it) smears only itself: the cards that
-lie still then show no smear, and nothing is undone.
+lie still then show no smear, and nothing is undone. (Where no card was read from its face,
+the smear a guess lets one card measure is undone around the other unread cards too; each is
+still read under every test, and a still card so undone only rings.)
 """
 
 from __future__ import annotations
@@ -243,12 +245,13 @@ GUESS_APART = (2.0, 12.0)
 
 def smear_guesses(gray: np.ndarray, boxes: Sequence[tuple[int, int, int, int]]) -> list[Smear]:
     """Up to :data:`GUESSES` guesses at a frame's smear, likeliest first, from the cepstrum of
-    ``gray`` (the frame, grey) inside ``boxes`` (x0, y0, x1, y1 in px: cards not read). The
+    ``gray`` (the frame, grey) in windows centred in ``boxes`` (x0, y0, x1, y1 in px: cards not
+    read; a window may reach past a small card's sides, never past the frame's). The
     spectrum of a picture smeared along a line of length L falls to zero every 1/L across the
     line's direction, so the log spectrum's own spectrum (the cepstrum) dips at L along it;
     averaged over the windows, the deepest dips between :data:`GUESS_LENGTHS` are the guesses.
-    Only guesses: a card's print has periods of its own (:meth:`Recognizer._unsmeared_looks`
-    reads a card with each undone, then measures the smear on it)."""
+    Only guesses: a card's print has periods of its own (``Recognizer._guessed_smear`` reads a
+    card with each undone, then measures the smear on it)."""
     n = GUESS_WINDOW
     taper = np.outer(np.hanning(n), np.hanning(n))
     total = np.zeros((n, n))
