@@ -266,7 +266,7 @@ def test_a_blind_guess_at_the_smear_lies_near_it(deck_name: str, length: int, an
     assert 1 <= len(guesses) <= smear_module.GUESSES
     assert all(GUESS_LENGTHS[0] <= g.length_px <= GUESS_LENGTHS[1] for g in guesses), guesses
     apart = smear_module.GUESS_APART
-    assert all(abs(a.length_px - b.length_px) >= apart[0] or smear_module._angle_apart(a.angle_deg, b.angle_deg)
+    assert all(abs(a.length_px - b.length_px) >= apart[0] or smear_module.angle_apart(a.angle_deg, b.angle_deg)
                >= apart[1] for i, a in enumerate(guesses) for b in guesses[i + 1 :]), guesses
     assert any(abs(g.length_px / length - 1) <= 0.25 and abs((g.angle_deg - angle + 90) % 180 - 90) <= 12
                for g in guesses), guesses

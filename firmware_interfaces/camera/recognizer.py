@@ -52,7 +52,15 @@ from firmware_interfaces.camera.finder import (
     as_bgr,
     refine_outline,
 )
-from firmware_interfaces.camera.smear import LENGTH_TRIES, Smear, card_smear, frame_smear, smear_guesses, unsmeared
+from firmware_interfaces.camera.smear import (
+    LENGTH_TRIES,
+    Smear,
+    angle_apart,
+    card_smear,
+    frame_smear,
+    smear_guesses,
+    unsmeared,
+)
 from firmware_interfaces.cards import RANKS
 
 if TYPE_CHECKING:
@@ -833,7 +841,8 @@ class Recognizer:
         """The smear of a frame where no card was read from its face, guessed blind on the
         boxes (px) of the cards ``unread`` (``smear.smear_guesses``) and measured on the
         ``candidates`` (looks, and their boxes) read quickly (a sure read only) with a guess
-        undone (each at every length of ``LENGTH_TRIES``): the first try under which a card is
+        undone (at each length of ``LENGTH_TRIES``, unless its first try takes every candidate
+        farther from a face): the first try under which a card is
         read and measures a smear near the smear tried (:data:`GUESS_AGREES`: a card read as
         the wrong face measures no line, or another) gives it. Only the candidates the try
         brings nearer to a face (:data:`GUESS_NEARER`) are looked at: a wrong guess, or any
@@ -929,8 +938,8 @@ def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
 def _smears_agree(measured: Smear, tried: Smear) -> bool:
     """Whether a smear measured on a card read with ``tried`` undone lies near it
     (:data:`GUESS_AGREES`)."""
-    turn = abs((measured.angle_deg - tried.angle_deg + 90.0) % 180.0 - 90.0)
-    return turn <= GUESS_AGREES[1] and abs(measured.length_px / tried.length_px - 1.0) <= GUESS_AGREES[0]
+    return (angle_apart(measured.angle_deg, tried.angle_deg) <= GUESS_AGREES[1]
+            and abs(measured.length_px / tried.length_px - 1.0) <= GUESS_AGREES[0])
 
 
 def _read_from_face(look: _Look) -> bool:

@@ -224,7 +224,7 @@ def frame_smear(cards: Sequence[CardSpectra]) -> Smear | None:
     # directions are axial (0 and 180 are one): the mean of the doubled angles' vectors
     doubled = np.deg2rad([2.0 * s.angle_deg for s in lines])
     mean = math.degrees(math.atan2(float(np.sin(doubled).mean()), float(np.cos(doubled).mean()))) / 2.0 % 180.0
-    off = [_angle_apart(s.angle_deg, mean) for s in lines]
+    off = [angle_apart(s.angle_deg, mean) for s in lines]
     if max(off) > DIRECTION_SPREAD_DEG:
         return None
     return _fitted(cards, Smear(length, mean))
@@ -282,13 +282,13 @@ def smear_guesses(gray: np.ndarray, boxes: Sequence[tuple[int, int, int, int]]) 
             break
         guess = Smear(float(radius[y, x]), math.degrees(math.atan2(y - c, x - c)) % 180.0)
         if not any(abs(guess.length_px - g.length_px) < GUESS_APART[0]
-                   and _angle_apart(guess.angle_deg, g.angle_deg) < GUESS_APART[1] for g in guesses):
+                   and angle_apart(guess.angle_deg, g.angle_deg) < GUESS_APART[1] for g in guesses):
             guesses.append(guess)
     return guesses
 
 
-def _angle_apart(a: float, b: float) -> float:
-    """How far apart two directions (degrees, 0 and 180 being one) lie."""
+def angle_apart(a: float, b: float) -> float:
+    """How far apart two directions (degrees, 0 and 180 being one) lie, 0-90."""
     return abs((a - b + 90.0) % 180.0 - 90.0)
 
 
