@@ -522,12 +522,16 @@ class Recognizer:
                      clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
         """The second look (:meth:`_second_look`) around each of the card-sized outlines
         ``fitted`` (``CardFinder.fit_cards``; coarse, so refined first), its read passing
-        :meth:`_passes`; None when no fit gives such a read."""
+        :meth:`_passes`; None when no fit gives such a read. A read whose runner-up is its suit
+        twin or its pip rival does not stand here (a fit is a coarse outline): it may on the
+        fits aligned to the card's print (:meth:`_read`)."""
         model = self.calibration.templates.model
         for fit in fitted:
             refined = refine_outline(frame, fit, self.layout.card_mm, empty=self.finder.empty_in_patch).corners
             card = warp_card(frame, refined)
             m, card, corners, near = self._second_look(frame, (model.read(card), card, refined), refined)
+            if suit_twins(m.code, m.runner_up) or pip_rivals(m.code, m.runner_up):
+                continue
             if self._passes(m, card, limit, clear_elsewhere, near):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         return None
