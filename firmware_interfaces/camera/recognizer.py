@@ -261,9 +261,10 @@ class Recognizer:
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`same_rank`), and no outline may have read another code clearly; a
         read whose runner-up is its suit twin does not stand on this look at all (its view may
-        lie off the card), but may on an aligned outline below (the fits' own second look,
-        :meth:`_fitted_read`, still takes one: asking the same of it lost a right read of our
-        sets, a 7H no alignment placed; docs/camera.md, session 52).
+        lie off the card), but may on an aligned outline below (nor does one against its suit
+        twin or its pip rival on the fits' own second look, :meth:`_fitted_read`: an independent
+        harness seed had a smeared 4C read 4S and a glared 5S read 4S there; it costs 4 right
+        reads of our 13 sets, docs/camera.md, session 54).
         Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
         and so is the layout's card in the middle of ``slot`` (the slot the card lies in), and
         an aligned outline of a card's shape (``CardFinder.card_shaped``; from the slot, in the
