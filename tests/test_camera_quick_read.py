@@ -546,19 +546,3 @@ def test_both_corner_indexes_name_a_code_only_when_both_lie_nearest_to_it_near_a
     assert not recognizer._indexes_name(both, 20.0, least_margin=0.5)
     assert recognizer._indexes_name(both, 20.0, least_margin=0.1)
     assert not recognizer._indexes_name(replace(m, indexes=None), 20.0)
-
-
-@pytest.mark.parametrize(("runner_up", "stands"), [("4C", False), ("5S", False), ("6S", False), ("KD", True)])
-def test_a_fits_second_look_takes_no_read_against_its_suit_twin_or_pip_rival(
-        runner_up: str, stands: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a fit is a coarse outline: a smeared 4C read 4S (its twin) and a glared 5S read 4S (its pip
-    # rival) on an independent harness seed, each past a doubtful read's tests, from a fit's
-    # second look; such a read may stand only on a fit aligned to the card's print
-    rec = _recognizer()
-    frame = _table("4S", "KD")
-    read = ModelReading("4S", runner_up, False, 40.0, 10.0, True)
-    monkeypatch.setattr(Recognizer, "_second_look",
-                        lambda self, frame, first, nudge_from: (read, first[1], first[2], {"4S"}))
-    monkeypatch.setattr(Recognizer, "_passes", lambda self, *args, **kwargs: True)
-    got = rec._fitted_read(frame, [_outline(_LEFT)], 1.0, set())
-    assert (got is not None and got[0] == "4S") is stands, got

@@ -261,10 +261,9 @@ class Recognizer:
         may lie that near another card, the templates' own read (a different method) must give the
         same rank (:func:`same_rank`), and no outline may have read another code clearly; a
         read whose runner-up is its suit twin does not stand on this look at all (its view may
-        lie off the card), but may on an aligned outline below (nor does one against its suit
-        twin or its pip rival on the fits' own second look, :meth:`_fitted_read`: an independent
-        harness seed had a smeared 4C read 4S and a glared 5S read 4S there; it costs 4 right
-        reads of our 13 sets, docs/camera.md, session 54).
+        lie off the card), but may on an aligned outline below (the fits' own second look,
+        :meth:`_fitted_read`, still takes one: asking the same of it lost a right read of our
+        sets, a 7H no alignment placed; docs/camera.md, session 52).
         Still doubtful, the outline is aligned to the likeliest face (:func:`align_to_face`),
         and so is the layout's card in the middle of ``slot`` (the slot the card lies in), and
         an aligned outline of a card's shape (``CardFinder.card_shaped``; from the slot, in the
@@ -523,16 +522,12 @@ class Recognizer:
                      clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
         """The second look (:meth:`_second_look`) around each of the card-sized outlines
         ``fitted`` (``CardFinder.fit_cards``; coarse, so refined first), its read passing
-        :meth:`_passes`; None when no fit gives such a read. A read whose runner-up is its suit
-        twin or its pip rival does not stand here (a fit is a coarse outline): it may on the
-        fits aligned to the card's print (:meth:`_read`)."""
+        :meth:`_passes`; None when no fit gives such a read."""
         model = self.calibration.templates.model
         for fit in fitted:
             refined = refine_outline(frame, fit, self.layout.card_mm, empty=self.finder.empty_in_patch).corners
             card = warp_card(frame, refined)
             m, card, corners, near = self._second_look(frame, (model.read(card), card, refined), refined)
-            if suit_twins(m.code, m.runner_up) or pip_rivals(m.code, m.runner_up):
-                continue
             if self._passes(m, card, limit, clear_elsewhere, near):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         return None
