@@ -342,6 +342,27 @@ def test_a_rectangle_fitted_where_glare_clipped_everything_to_white_is_not_read_
     assert reads == [1]
 
 
+def test_a_pool_of_glare_on_bare_felt_is_no_card_and_a_card_burnt_white_is() -> None:
+    """An unread outline holding light alone (nothing printed inside, no edge on any side: a
+    pool of glare on the felt; a held-out harness frame's was reported as a card) is not
+    reported; a card glare burnt white all over, its edges stepping down to the felt, is, as a
+    no-read."""
+    rec = _recognizer()
+    w, h = CARD_SIZE
+    ys, xs = np.mgrid[0:260, 0:440]
+    cx, cy = _RIGHT[0] + w / 2, _RIGHT[1] + h / 2
+    pool = np.exp(-(((xs - cx) / (0.9 * w)) ** 2 + ((ys - cy) / (0.9 * h)) ** 2))  # past every side
+    frame = np.clip(np.full((260, 440, 3), (40, 90, 30), np.float64) + 400 * pool[..., None], 0, 255).astype(np.uint8)
+    frame[_LEFT[1] : _LEFT[1] + h, _LEFT[0] : _LEFT[0] + w] = 255  # the card, burnt white
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.7)
+    glare, burnt = _outline(_RIGHT), _outline(_LEFT)
+    assert recognizer._nothing_printed(warp_card(frame, glare)) and recognizer._nothing_printed(warp_card(frame, burnt))
+    assert rec._light_alone(frame, glare) and not rec._light_alone(frame, burnt)
+    assert rec._look(frame, rec.finder, FoundCard([glare], False), (0.0, 0.0)).reading is None
+    reading = rec._look(frame, rec.finder, FoundCard([burnt], False), (0.0, 0.0)).reading
+    assert reading is not None and reading.code is None
+
+
 def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A face that lost pips to glare reads as another card (a 5S as 4S) on its print alone:

@@ -265,6 +265,8 @@ class CardFinder:
         self._reference: _EmptyTable | None = None
         # the empty table's whiteness, top-down at the calibration's resolution (the felt's grain)
         self._empty_white: np.ndarray | None = None
+        # and its colour, smoothed by COVER_BLUR_MM (what an empty slot still looks like)
+        self._empty_colour: np.ndarray | None = None
         self._shift = np.eye(3)  # the camera's shift since calibration, in the last frame found in (px)
         #: what the last search of the whole table measured, for a finer search near a card
         self.surroundings: Surroundings | None = None
@@ -315,6 +317,7 @@ class CardFinder:
         fine_reach = max(3, round(COVER_REACH_MM * c) | 1)
         fine_empty = cv2.GaussianBlur(empty_table, (0, 0), COVER_BLUR_MM * c)
         self._fine_hi = cv2.dilate(fine_empty, np.ones((fine_reach, fine_reach), np.uint8))
+        self._empty_colour = fine_empty
         empty = cv2.GaussianBlur(self._from_calibration(empty_table), (0, 0), COVER_BLUR_MM * self._px_per_mm)
         r = max(3, round(COVER_REACH_MM * self._px_per_mm) | 1)
         reach = np.ones((r, r), np.uint8)
@@ -464,6 +467,32 @@ class CardFinder:
         a, b = _grain(now), _grain(before)
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
         return float(a @ b) / norm if norm > 1e-6 else 0.0
+
+    def felt_unchanged(self, frame: np.ndarray, corners: np.ndarray) -> float:
+        """The share (0..1) of the inside of ``corners`` (image outline) in ``frame`` whose
+        colour is still the empty table's there, in this frame's light, as lined up by the last
+        :meth:`find` or :meth:`find_near`: within :data:`COVER_STEP` in every channel of the empty
+        table times the light's gain around the outline (per channel, the median ratio of the
+        frame to the empty table over a ring :data:`UNCHANGED_RING` times the outline's size:
+        felt and print alike scale by it, and a card beside covers less than half of it). An
+        empty slot's felt, blurred past showing its grain (:meth:`felt_showing`), is about 1; a
+        card, face up or down, about 0. 0 when calibration did not keep the empty table."""
+        if self._empty_colour is None:
+            return 0.0
+        w, h = _UNCHANGED_PATCH
+        patch = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        c = np.asarray(corners, np.float64)
+        centre = c.mean(axis=0)
+        outer = centre + (c - centre) * UNCHANGED_RING[1]
+        to_patch = cv2.getPerspectiveTransform(outer.astype(np.float32), patch)
+        now = cv2.GaussianBlur(_warp_colour(as_bgr(frame), to_patch, (w, h)), (0, 0), _UNCHANGED_BLUR)
+        before = cv2.warpPerspective(self._empty_colour, to_patch @ self._empty_to_frame(), (w, h),
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        now_f, before_f = now.astype(np.float32), before.astype(np.float32)
+        ring, inside = _unchanged_masks()
+        gain = np.median(now_f[ring] / np.maximum(before_f[ring], 4.0), axis=0)
+        moved = np.abs(now_f[inside] - np.clip(before_f[inside] * gain, 0, 255)).max(axis=1)
+        return float(np.count_nonzero(moved <= COVER_STEP)) / moved.size
 
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -1153,6 +1182,24 @@ class CardFinder:
 GRAIN_INSET = 0.12
 _GRAIN_PATCH = (40, 60)
 GRAIN_SIGMA = 3.0
+#: :meth:`CardFinder.felt_unchanged`: the ring the light's gain is measured on, as the outline
+#: scaled about its centre (from, to), the patch (px) it is warped to, and how much (px of the
+#: patch) the frame is smoothed by (its noise; the empty table is smoothed by COVER_BLUR_MM).
+#: The inside judged is the outline less GRAIN_INSET on every side.
+UNCHANGED_RING = (1.15, 1.6)
+_UNCHANGED_PATCH = (48, 72)
+_UNCHANGED_BLUR = 1.0
+
+
+@functools.cache
+def _unchanged_masks() -> tuple[np.ndarray, np.ndarray]:
+    """The ring and the inside (boolean masks of the :data:`_UNCHANGED_PATCH`) that
+    :meth:`CardFinder.felt_unchanged` measures the gain on and judges."""
+    w, h = _UNCHANGED_PATCH
+    ys, xs = np.mgrid[0:h, 0:w]
+    # how far each pixel lies from the centre, in outline sizes (1 = on the outline)
+    reach = np.maximum(np.abs(xs + 0.5 - w / 2) / (w / 2), np.abs(ys + 0.5 - h / 2) / (h / 2)) * UNCHANGED_RING[1]
+    return reach >= UNCHANGED_RING[0], reach <= 1.0 - 2 * GRAIN_INSET
 
 
 def _grain(img: np.ndarray) -> np.ndarray:
@@ -1371,26 +1418,41 @@ def _channel_min(img: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
-def _warp_whiteness(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The whiteness (darkest channel) of ``frame`` warped by ``to_patch`` into a patch of
-    ``size``, taken only of the part of the frame the patch samples (a card's patch samples a
-    few thousand pixels; the whole frame's whiteness costs a millisecond at 1280 x 720)."""
+def _sampled_box(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of ``frame`` a patch of ``size`` warped by ``to_patch`` samples,
+    with a margin for the interpolation; the whole frame where that is not known."""
     w, h = size
     back = np.linalg.inv(to_patch)
     around = cv2.perspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2),
                                       back).reshape(-1, 2)
     fh, fw = frame.shape[:2]
     if not np.all(np.isfinite(around)):
-        x0, y0, x1, y1 = 0, 0, fw, fh
-    else:
-        lo, hi = np.floor(around.min(axis=0)) - 2, np.ceil(around.max(axis=0)) + 3
-        x0, x1 = (int(np.clip(v, 0, fw)) for v in (lo[0], hi[0]))
-        y0, y1 = (int(np.clip(v, 0, fh)) for v in (lo[1], hi[1]))
-        if x1 - x0 < 2 or y1 - y0 < 2:
-            x0, y0, x1, y1 = 0, 0, fw, fh
+        return 0, 0, fw, fh
+    lo, hi = np.floor(around.min(axis=0)) - 2, np.ceil(around.max(axis=0)) + 3
+    x0, x1 = (int(np.clip(v, 0, fw)) for v in (lo[0], hi[0]))
+    y0, y1 = (int(np.clip(v, 0, fh)) for v in (lo[1], hi[1]))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return 0, 0, fw, fh
+    return x0, y0, x1, y1
+
+
+def _warp_whiteness(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The whiteness (darkest channel) of ``frame`` warped by ``to_patch`` into a patch of
+    ``size``, taken only of the part of the frame the patch samples (a card's patch samples a
+    few thousand pixels; the whole frame's whiteness costs a millisecond at 1280 x 720)."""
+    x0, y0, x1, y1 = _sampled_box(frame, to_patch, size)
     crop = frame[y0:y1, x0:x1]
     shifted = to_patch @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
     return np.asarray(cv2.warpPerspective(_channel_min(crop), shifted, size, flags=cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE))
+
+
+def _warp_colour(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``frame`` (BGR) warped by ``to_patch`` into a patch of ``size``, from the part of the
+    frame the patch samples only (see :func:`_warp_whiteness`)."""
+    x0, y0, x1, y1 = _sampled_box(frame, to_patch, size)
+    shifted = to_patch @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    return np.asarray(cv2.warpPerspective(frame[y0:y1, x0:x1], shifted, size, flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE))
 
 
