@@ -492,7 +492,7 @@ class CardFinder:
         ring, inside = _unchanged_masks()
         gain = np.median(now_f[ring] / np.maximum(before_f[ring], 4.0), axis=0)
         moved = np.abs(now_f[inside] - np.clip(before_f[inside] * gain, 0, 255)).max(axis=1)
-        return float(np.count_nonzero(moved <= COVER_STEP)) / moved.size
+        return float(np.count_nonzero(moved <= COVER_STEP)) / float(moved.size)
 
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:
