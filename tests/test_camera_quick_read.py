@@ -363,6 +363,29 @@ def test_a_pool_of_glare_on_bare_felt_is_no_card_and_a_card_burnt_white_is() -> 
     assert reading is not None and reading.code is None
 
 
+def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_every_card_with_a_pip_or_two_more(
+        ) -> None:
+    """Glare hides pips, it never adds them: a held-out tigullio 5S, its middle pip under a
+    glare spot, read 4S with 4C the runner-up. On a card glare has burnt in part, a pip card's
+    read needs its clearer corner index to favour it over the cards of its suit with one or two
+    pips more, whatever the runner-up; a card not burnt, or a court card, is not asked."""
+    rec = _recognizer()
+    w, h = CARD_SIZE
+    clean = _table("5S", "KS")
+    glared = clean.copy()
+    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)  # the middle pip
+    model = rec.calibration.templates.model
+    card, clean_card = warp_card(glared, _outline(_LEFT)), warp_card(clean, _outline(_LEFT))
+    assert recognizer.burnt_out(card, recognizer.GLARE_SHARE) is not None
+    assert recognizer.burnt_out(clean_card, recognizer.GLARE_SHARE) is None
+    m = model.read(card)
+    assert not rec._no_pips_hidden(replace(m, code="4S"), card)  # the 5S's index says 5
+    assert not rec._no_pips_hidden(replace(m, code="3S"), card)  # two pips more: 5S still
+    assert rec._no_pips_hidden(replace(m, code="5S"), card)
+    assert rec._no_pips_hidden(replace(m, code="4S"), clean_card)  # no glare: not asked
+    assert rec._no_pips_hidden(replace(m, code="KS"), card)
+
+
 def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A face that lost pips to glare reads as another card (a 5S as 4S) on its print alone:

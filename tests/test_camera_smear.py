@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import random
+import types
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -406,3 +408,58 @@ def test_cards_lying_face_down_cost_no_guess_at_a_smear(monkeypatch: pytest.Monk
     monkeypatch.setattr(recognizer_module, "FACE_LIKE", 1.0)
     Recognizer(calibration, layout).recognize(image)
     assert guessed == [4]
+
+
+@pytest.mark.parametrize("checked", [True, False])
+def test_a_doubtful_read_on_a_smeared_frame_as_taken_is_left_unread_where_the_smear_undone_reads_another_code(
+        checked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a held-out tigullio 9C, in a frame smeared 8 px, read 9S (2.3 times past the margin limit)
+    # before the smear was known; with the smear undone it read 9C. Here the first card read on
+    # the frame as taken in full (the first pass's quick reads are sure ones) is made its suit
+    # twin, below a sure read (the others measure the smear): it is looked at again with the smear
+    # undone, reads its own code there, and is left unread; unchecked, the twin comes through.
+    # Smeared 11 px, every card here is read, some only in full (no card is left to undo it for)
+    calibration, layout, image, truth = _smeared_scene("kde-standard", 0, 11)
+    monkeypatch.setattr(recognizer_module, "SMEAR_RECHECK", checked)
+    real = Recognizer._read
+    twin_of: list[str] = []
+
+    def fooled(self: Recognizer, frame: np.ndarray, outlines: Any, quick: bool = False, *args: Any) -> Any:
+        code, confidence, corners = real(self, frame, outlines, quick, *args)
+        if frame is image and not quick and code is not None and twin_of in ([], [code]):
+            twin_of[:] = [code]
+            return suit_twin(code), 0.75, corners  # twice past the margin limit
+        return code, confidence, corners
+
+    monkeypatch.setattr(Recognizer, "_read", fooled)
+    after = [r.code for r in Recognizer(calibration, layout).recognize(image)]
+    assert twin_of and suit_twin(twin_of[0]) not in truth
+    if checked:
+        assert set(after) - {None} <= set(truth) and twin_of[0] not in after, after
+    else:
+        assert suit_twin(twin_of[0]) in after, after
+
+
+def test_a_read_on_a_frame_with_its_smear_undone_must_lead_its_suit_twin_by_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a held-out tigullio 4C smeared 10.7 px, the smear undone, read 4S at a lead of 0.003 over
+    # 4C on the pair's own axis: there a doubtful read must lead by UNSMEARED_TWIN_LEAD
+    calibration, layout, image, _ = _smeared_scene("kde-standard", 0)
+    rec = Recognizer(calibration, layout)
+    model = calibration.templates.model
+    limit = rec.threshold * model.min_margin
+    m = model.read(warp_card(_frame(templates_for("kde-standard").faces, None), np.array(CARDS["7C"], np.float32)))
+    assert m.code == "7C"
+    barely = replace(m, twin_lead=(recognizer_module.TWIN_LEAD + recognizer_module.UNSMEARED_TWIN_LEAD) / 2)
+    assert rec._plausible(barely, limit, set())
+    leads: list[float] = []
+
+    def look(frame: np.ndarray, finder: Any, found: Any, centre: Any) -> Any:
+        leads.append(rec._twin_lead)
+        return rec._plausible(barely, limit, set())
+
+    monkeypatch.setattr(rec, "_look", look)
+    a_look: Any = types.SimpleNamespace(finder=None, found=None, centre=None)
+    assert rec._unsmeared_look(image, a_look) is False
+    assert leads == [recognizer_module.UNSMEARED_TWIN_LEAD] and rec._twin_lead == recognizer_module.TWIN_LEAD
+    assert rec._plausible(barely, limit, set())
