@@ -363,12 +363,11 @@ def test_a_pool_of_glare_on_bare_felt_is_no_card_and_a_card_burnt_white_is() -> 
     assert reading is not None and reading.code is None
 
 
-def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_every_card_with_a_pip_or_two_more(
-        ) -> None:
+def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the_card_with_a_pip_more() -> None:
     """Glare hides pips, it never adds them: a held-out tigullio 5S, its middle pip under a
     glare spot, read 4S with 4C the runner-up. On a card glare has burnt in part, a pip card's
-    read needs its clearer corner index to favour it over the cards of its suit with one or two
-    pips more, whatever the runner-up; a card not burnt, or a court card, is not asked."""
+    read needs its clearer corner index to favour it over the card of its suit with one pip
+    more, whatever the runner-up; not a card not burnt, a ten or a court card."""
     rec = _recognizer()
     w, h = CARD_SIZE
     clean = _table("5S", "KS")
@@ -380,7 +379,7 @@ def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_eve
     assert recognizer.burnt_out(clean_card, recognizer.GLARE_SHARE) is None
     m = model.read(card)
     assert not rec._no_pips_hidden(replace(m, code="4S"), card)  # the 5S's index says 5
-    assert not rec._no_pips_hidden(replace(m, code="3S"), card)  # two pips more: 5S still
+    assert rec._no_pips_hidden(replace(m, code="TS"), card)  # a ten: no card has a pip more
     assert rec._no_pips_hidden(replace(m, code="5S"), card)
     assert rec._no_pips_hidden(replace(m, code="4S"), clean_card)  # no glare: not asked
     assert rec._no_pips_hidden(replace(m, code="KS"), card)
