@@ -383,6 +383,30 @@ def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the
     assert rec._no_pips_hidden(replace(m, code="5S"), card)
     assert rec._no_pips_hidden(replace(m, code="4S"), clean_card)  # no glare: not asked
     assert rec._no_pips_hidden(replace(m, code="KS"), card)
+    rivals: list[str] = []
+    real_lead = rec.calibration.templates.index_lead
+
+    def lead(card: np.ndarray, code: str, rival: str) -> float:
+        rivals.append(rival)
+        return real_lead(card, code, rival)
+
+    rec.calibration.templates.index_lead = lead  # type: ignore[method-assign]
+    try:
+        rec._no_pips_hidden(replace(m, code="4S"), card)
+    finally:
+        del rec.calibration.templates.index_lead
+    assert rivals == ["5S"]
+
+
+def test_every_doubtful_read_is_asked_whether_glare_hid_a_pip(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    card = warp_card(_table("5S", "KS"), _outline(_LEFT))
+    limit = rec.threshold * rec.calibration.templates.model.min_margin
+    m = replace(rec.calibration.templates.model.read(card), margin=2.5 * limit)  # doubtful: not beyond doubt
+    assert m.code == "5S" and rec._passes(m, card, limit, set(), set())
+    asked: list[str] = []
+    monkeypatch.setattr(rec, "_no_pips_hidden", lambda m, card: asked.append(m.code) is not None)
+    assert not rec._passes(m, card, limit, set(), set()) and asked == ["5S"]
 
 
 def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_alone(

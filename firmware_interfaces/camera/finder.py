@@ -474,7 +474,8 @@ class CardFinder:
         :meth:`find` or :meth:`find_near`: within :data:`COVER_STEP` in every channel of the empty
         table times the light's gain around the outline (per channel, the median ratio of the
         frame to the empty table over a ring :data:`UNCHANGED_RING` times the outline's size:
-        felt and print alike scale by it, and a card beside covers less than half of it). An
+        felt and print alike scale by it; a card beside covers about 30 % of it, two close
+        neighbours over half, and the paper's gain then keeps an empty slot a no-read). An
         empty slot's felt, blurred past showing its grain (:meth:`felt_showing`), is about 1; a
         card, face up or down, about 0. 0 when calibration did not keep the empty table."""
         if self._empty_colour is None:
@@ -491,8 +492,8 @@ class CardFinder:
         now_f, before_f = now.astype(np.float32), before.astype(np.float32)
         ring, inside = _unchanged_masks()
         gain = np.median(now_f[ring] / np.maximum(before_f[ring], 4.0), axis=0)
-        moved = np.abs(now_f[inside] - np.clip(before_f[inside] * gain, 0, 255)).max(axis=1)
-        return float(np.count_nonzero(moved <= COVER_STEP)) / float(moved.size)
+        off_by = np.abs(now_f[inside] - np.clip(before_f[inside] * gain, 0, 255)).max(axis=1)
+        return float(np.count_nonzero(off_by <= COVER_STEP)) / float(off_by.size)
 
     # -- finding -------------------------------------------------------------------------
     def find_cards(self, frame: np.ndarray) -> list[np.ndarray]:

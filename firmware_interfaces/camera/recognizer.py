@@ -83,6 +83,8 @@ FELT_SHOWING = 0.5
 FELT_UNCHANGED = 0.5
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
+#: A card's sides.
+SIDES = 4
 #: A doubtful read (any read :meth:`Recognizer._passes` judges: the second look, the fits, the
 #: alignments, and the first pass's read on another of the finder's outlines) must lie within
 #: this many times its card's near limit (``DeckModel.near_limit``: as near as 97 % of its
@@ -731,7 +733,8 @@ class Recognizer:
         corner index favours the read over the card of its suit with one pip more
         (:data:`INDEX_LEAD`), whatever the runner-up: glare hides pips, it never adds them. A
         held-out tigullio 5S, its middle pip under a glare spot, read 4S with 4C the runner-up
-        (2.06 times past the margin limit), its index favouring 5S by 0.034. Two pips more are
+        (2.06 times past the margin limit), its index favouring 5S by 0.034 (a read beyond its
+        indexes' doubt, :data:`INDEX_OVERRULED`, is not asked). Two pips more are
         not asked here (a pip rival runner-up is, :data:`INDEX_LEAD`): a tuned-on tigullio 5H,
         70 % burnt and read right, had an index favouring 7H by 0.015, noise at that size
         (session 55). True for court cards, tens and cards not burnt."""
@@ -814,11 +817,12 @@ class Recognizer:
         again_at = [k for k, look in enumerate(looks) if (not look.read and look.doubtful) or _by_indexes(look)]
         read = [look.reading for look in looks if _read_from_face(look) and look.reading is not None]
         # the doubtful reads made on the frame as taken: checked with the smear undone
+        sure = _confidence(SURE_MARGIN * self.threshold, 1.0)
         checked_at = [k for k, look in enumerate(looks) if _read_from_face(look) and look.reading is not None
-                      and look.reading.confidence < _confidence(SURE_MARGIN, 1.0)] if SMEAR_RECHECK else []
+                      and look.reading.confidence < sure]
         if not again_at and not checked_at:
             return looks
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        gray = self._gray(frame)
         boxes = {k: _box(looks[k].found.outlines[0]) for k in again_at + checked_at}
         if not again_at:
             smear = self._measured_smear(gray, read)
@@ -864,10 +868,12 @@ class Recognizer:
     def _checked_unsmeared(self, frame: np.ndarray, looks: list[_Look], checked_at: list[int],
                            boxes: dict[int, tuple[int, int, int, int]], smear: Smear) -> list[_Look]:
         """``looks`` with each of ``checked_at`` (doubtful reads made on the frame as taken)
-        left unread where, looked at again with the frame's measured ``smear`` undone, it reads
-        another code: on a smeared card clubs and spades look alike, and a held-out tigullio
-        9C in a frame smeared 8 px read 9S (2.3 times past the margin limit, both its indexes
-        saying 9S) where the smear undone read it 9C (session 55)."""
+        left unread where, looked at again with the frame's measured ``smear`` undone, the same
+        card is read from its face as another code: on a smeared card clubs and spades look
+        alike, and a held-out tigullio 9C in a frame smeared 8 px read 9S (2.3 times past the
+        margin limit, both its indexes saying 9S) where the smear undone read it 9C (session
+        55). A look again that reads nothing, reads from the indexes alone (distrusted on a
+        smeared card, see above) or lands on another card changes nothing."""
         if not checked_at:
             return looks
         out = list(looks)
@@ -875,8 +881,9 @@ class Recognizer:
         for k in checked_at:
             look = looks[k]
             again = self._unsmeared_look(sharp, look)
-            if again.read and again.reading is not None and look.reading is not None \
-                    and again.reading.code != look.reading.code:
+            if not (_read_from_face(again) and again.reading is not None and look.reading is not None):
+                continue
+            if _same_card(again.reading.centre_mm, look.reading.centre_mm) and again.reading.code != look.reading.code:
                 out[k] = _unread(look)
         return out
 
@@ -943,7 +950,7 @@ class Recognizer:
         return self._gray_faces[code]
 
     @staticmethod
-    def _felt_shows(frame: np.ndarray, finder: CardFinder, corners: np.ndarray) -> bool:
+    def _empty_felt_inside(frame: np.ndarray, finder: CardFinder, corners: np.ndarray) -> bool:
         """Whether the empty felt still shows inside ``corners``: its grain
         (:data:`FELT_SHOWING`) or, the grain blurred away, its colour (:data:`FELT_UNCHANGED`)."""
         return (finder.felt_showing(frame, corners) >= FELT_SHOWING
@@ -958,17 +965,19 @@ class Recognizer:
         if not _nothing_printed(warp_card(frame, corners)):
             return False
         refined = refine_outline(frame, corners, self.layout.card_mm, empty=self.finder.empty_in_patch)
-        return refined.sides_unseen == len(corners)
+        return refined.sides_unseen == SIDES
 
     def _look(self, frame: np.ndarray, finder: CardFinder, found: FoundCard,
               centre: tuple[float, float] | None = None, quick: bool = False) -> _Look:
         """Read one card found by ``finder`` (its centre in mm, if known, places it before it is
         read; ``quick``: see :meth:`_read`). A card only fitted into its slot (``found.fitted``)
-        that shows the felt's grain or nothing printed is not read, nor looked at again."""
-        if found.fitted and (self._felt_shows(frame, finder, found.outlines[0])
+        that shows the empty felt (:meth:`_empty_felt_inside`) or nothing printed is not read, nor
+        looked at again; an unread outline that shows the empty felt or holds light alone
+        (:meth:`_light_alone`) is not reported."""
+        if found.fitted and (self._empty_felt_inside(frame, finder, found.outlines[0])
                              or _nothing_printed(warp_card(frame, found.outlines[0]))):
             # a rectangle fitted in an empty slot (its printed lines under a pool of glare) that
-            # still shows the felt's grain, or nothing printed at all, is not read (it is
+            # still shows the empty felt, or nothing printed at all, is not read (it is
             # reported only if read, and a full read of it, its alignments and the finer search
             # around it cost 40-120 ms)
             return _Look(None, centre or finder.to_table(found.outlines[0].mean(axis=0)), False, False, found, finder)
@@ -980,7 +989,7 @@ class Recognizer:
         if code is None and found.fitted:
             # reported only if read
             return _Look(None, centre or finder.to_table(corners.mean(axis=0)), False, True, found, finder)
-        if code is None and (self._felt_shows(frame, finder, corners) or self._light_alone(frame, corners)):
+        if code is None and (self._empty_felt_inside(frame, finder, corners) or self._light_alone(frame, corners)):
             # a card-shaped pool of light (glare in an empty slot between its printed lines)
             # still shows the felt's grain, and an empty slot its colour, which any card, face
             # up or down, hides; a pool of glare on bare felt has no edge
@@ -1103,9 +1112,6 @@ HIDDEN_PART = 0.8
 #: view of it is burnt out: its found outline may hold the edge of a glare pool whose middle
 #: burnt its print (held-out kde-tigullio, burnt glare: a JC and a TH at 2 %).
 GLARE_SHARE = 0.01
-#: Whether the doubtful reads made on a frame as taken are checked once the frame's smear is
-#: known (:meth:`Recognizer._checked_unsmeared`; off only to compare, as the tests do).
-SMEAR_RECHECK = True
 #: Views around a burnt-out card that must read the same code from an index, none another.
 INDEX_VOTES = 2
 #: A frame none of whose cards was read from its face has its smear guessed blind, and read with
