@@ -447,6 +447,21 @@ class CardFinder:
         shift[:2, 2] *= c / self._px_per_mm
         return np.asarray(self._to_image @ np.diag([1 / c, 1 / c, 1.0]) @ shift)
 
+    def _empty_in_outline(self, empty: np.ndarray, corners: np.ndarray, scale: float,
+                          size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The homography from the frame to a patch of ``size`` covering the image outline
+        ``corners`` scaled by ``scale`` about its centre, and ``empty`` (a top-down map of the
+        empty table kept by calibration) warped onto that patch, as lined up by the last search."""
+        w, h = size
+        patch = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        c = np.asarray(corners, np.float64)
+        centre = c.mean(axis=0)
+        scaled = centre + (c - centre) * scale
+        to_patch = cv2.getPerspectiveTransform(scaled.astype(np.float32), patch)
+        before = cv2.warpPerspective(empty, to_patch @ self._empty_to_frame(), size,
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return to_patch, before
+
     def felt_showing(self, frame: np.ndarray, corners: np.ndarray) -> float:
         """How much of the empty felt's own texture still shows inside ``corners`` (image
         outline) in ``frame``: the correlation (-1..1) of the fine grain of the frame and of
@@ -455,15 +470,9 @@ class CardFinder:
         calibration did not keep the empty table."""
         if self._empty_white is None:
             return 0.0
-        w, h = _GRAIN_PATCH
-        patch = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        c = np.asarray(corners, np.float64)
-        centre = c.mean(axis=0)
-        inner = centre + (c - centre) * (1.0 - 2 * GRAIN_INSET)  # clear of the card's edge and blur
-        to_patch = cv2.getPerspectiveTransform(inner.astype(np.float32), patch)
-        now = _warp_whiteness(as_bgr(frame), to_patch, (w, h))
-        before = cv2.warpPerspective(self._empty_white, to_patch @ self._empty_to_frame(), (w, h),
-                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # clear of the card's edge and blur
+        to_patch, before = self._empty_in_outline(self._empty_white, corners, 1.0 - 2 * GRAIN_INSET, _GRAIN_PATCH)
+        now = _warp_whiteness(as_bgr(frame), to_patch, _GRAIN_PATCH)
         a, b = _grain(now), _grain(before)
         norm = float(np.linalg.norm(a) * np.linalg.norm(b))
         return float(a @ b) / norm if norm > 1e-6 else 0.0
@@ -480,15 +489,8 @@ class CardFinder:
         card, face up or down, about 0. 0 when calibration did not keep the empty table."""
         if self._empty_colour is None:
             return 0.0
-        w, h = _UNCHANGED_PATCH
-        patch = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        c = np.asarray(corners, np.float64)
-        centre = c.mean(axis=0)
-        outer = centre + (c - centre) * UNCHANGED_RING[1]
-        to_patch = cv2.getPerspectiveTransform(outer.astype(np.float32), patch)
-        now = cv2.GaussianBlur(_warp_colour(as_bgr(frame), to_patch, (w, h)), (0, 0), _UNCHANGED_BLUR)
-        before = cv2.warpPerspective(self._empty_colour, to_patch @ self._empty_to_frame(), (w, h),
-                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        to_patch, before = self._empty_in_outline(self._empty_colour, corners, UNCHANGED_RING[1], _UNCHANGED_PATCH)
+        now = cv2.GaussianBlur(_warp_colour(as_bgr(frame), to_patch, _UNCHANGED_PATCH), (0, 0), _UNCHANGED_BLUR)
         now_f, before_f = now.astype(np.float32), before.astype(np.float32)
         ring, inside = _unchanged_masks()
         gain = np.median(now_f[ring] / np.maximum(before_f[ring], 4.0), axis=0)
