@@ -12,6 +12,7 @@ from calibration.deck_model import FULL_INK, INK_SHARE, MIN_INK, _balanced, _cha
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
 from calibration.templates import INDEX_PATCH, _ShiftedPatches, corner_windows, order_portrait
+from firmware_interfaces.camera.channels import brightest_channel, darkest_channel
 from firmware_interfaces.camera.finder import (
     _ALL_LEVELS,
     _COARSE_SHAPES,
@@ -26,8 +27,6 @@ from firmware_interfaces.camera.finder import (
     FIND_PX_PER_MM,
     REFINE_SPAN,
     CardFinder,
-    _channel_max,
-    _channel_min,
     _EmptyTable,
     _median_u8,
     _median_u8_columns,
@@ -85,6 +84,21 @@ def test_a_cards_balanced_grey_and_redness_are_the_plain_computations() -> None:
             if ink < FULL_INK:
                 plain_red = plain_red * (FULL_INK / max(ink, MIN_INK))
             assert np.array_equal(red, plain_red)
+
+
+def test_the_darkest_and_brightest_channel_by_erosion_are_numpys_min_and_max() -> None:
+    rng = np.random.default_rng(11)
+    frame = rng.integers(0, 256, (72, 129, 3), np.uint8)
+    # a whole picture, a crop of it (rows strided in memory), one row, one column, float32
+    grey_levels = rng.normal(100, 60, (31, 47, 3)).astype(np.float32)
+    for img in (frame, frame[5:60, 17:101], frame[:1], frame[:, :1], grey_levels):
+        darkest, brightest = darkest_channel(img), brightest_channel(img)
+        assert darkest.dtype == img.dtype and darkest.flags.c_contiguous
+        assert np.array_equal(darkest, img.min(axis=2))
+        assert np.array_equal(brightest, img.max(axis=2))
+    # a picture whose channels are not three is reduced as numpy reduces it
+    four = rng.integers(0, 256, (9, 11, 4), np.uint8)
+    assert np.array_equal(darkest_channel(four), four.min(axis=2))
 
 
 def test_uint8_medians_from_histograms_are_numpys() -> None:
@@ -183,7 +197,7 @@ def test_covered_print_compared_on_the_print_alone_is_the_whole_tables_compariso
     scale = (*gain.tolist(), 0.0)
     hi = cv2.multiply(ref.hi, scale)  # type: ignore[call-overload]
     lo = cv2.multiply(ref.lo, scale)  # type: ignore[call-overload]
-    moved = _channel_max(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
+    moved = brightest_channel(cv2.max(cv2.subtract(now, hi), cv2.subtract(lo, now)))
     covered = cv2.bitwise_and(cv2.threshold(moved, COVER_STEP, 255, cv2.THRESH_BINARY)[1], ref.printed)
     assert np.count_nonzero(ref.printed) and np.array_equal(against[0], covered)
 
@@ -210,7 +224,7 @@ def test_a_patchs_whiteness_from_its_crop_is_the_whole_frames() -> None:
         corners = centre + (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half) @ rot.T
         corners[2] += rng.uniform(-5, 5, 2)  # a little perspective
         to_patch = cv2.getPerspectiveTransform(corners.astype(np.float32), patch)
-        whole = cv2.warpPerspective(_channel_min(frame), to_patch, (40, 60), flags=cv2.INTER_LINEAR,
+        whole = cv2.warpPerspective(darkest_channel(frame), to_patch, (40, 60), flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
         worst = max(worst, int(np.abs(_warp_whiteness(frame, to_patch, (40, 60)).astype(int) - whole).max()))
     assert worst <= 1  # the crop's shifted warp may round an interpolation weight the other way

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from firmware_interfaces.camera.channels import darkest_channel
+
 #: Everything is worked at the canonical card's size divided by this (the card 56 px wide):
 #: the slides are whole pixels there, and it costs a tenth of the full size.
 SCALE = 2
@@ -58,7 +60,7 @@ _SPREAD = np.ones((2 * FACE_SPREAD + 1, 2 * FACE_SPREAD + 1), np.uint8)
 def whiteness(card: np.ndarray) -> np.ndarray:
     """A BGR picture's darkest channel per pixel: paper is white in all three, ink (red too) is
     dark in one at least."""
-    return np.asarray(cv2.min(cv2.min(card[:, :, 0], card[:, :, 1]), card[:, :, 2]))
+    return darkest_channel(card)
 
 
 def ink(card: np.ndarray) -> np.ndarray:

@@ -48,6 +48,7 @@ import numpy as np
 from calibration.layout import Layout, Slot
 from calibration.table import TablePlane
 from calibration.templates import order_portrait
+from firmware_interfaces.camera.channels import brightest_channel, darkest_channel
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +313,7 @@ class CardFinder:
     def _learn_empty_table(self, empty_table: np.ndarray, ref: _EmptyTable) -> None:
         """What every frame is compared with (see :meth:`_against_empty`, :meth:`_lined_up`)."""
         empty_table = np.ascontiguousarray(empty_table, np.uint8)
-        self._empty_white = _channel_min(empty_table)
+        self._empty_white = darkest_channel(empty_table)
         c = CALIBRATION_PX_PER_MM
         fine_reach = max(3, round(COVER_REACH_MM * c) | 1)
         fine_empty = cv2.GaussianBlur(empty_table, (0, 0), COVER_BLUR_MM * c)
@@ -335,7 +336,7 @@ class CardFinder:
             self._empty_felt = np.maximum(np.median(empty[::k, ::k][bare], axis=0), 4.0)
         width, height = round(self.layout.width_mm), round(self.layout.height_mm)
         self._half = (max(8, width // _PHASE_MM), max(8, height // _PHASE_MM))
-        self._empty_half = cv2.resize(_channel_min(fine_empty), self._half, interpolation=cv2.INTER_AREA).astype(
+        self._empty_half = cv2.resize(darkest_channel(fine_empty), self._half, interpolation=cv2.INTER_AREA).astype(
             np.float32
         )
         self._window = cv2.createHanningWindow(self._half, cv2.CV_32F)
@@ -515,8 +516,8 @@ class CardFinder:
         small = cv2.resize(table, (max(1, tw // 4), max(1, th // 4)), interpolation=cv2.INTER_AREA)
         felt = cv2.resize(cv2.medianBlur(small, 9), (tw, th), interpolation=cv2.INTER_LINEAR)
         diff = cv2.absdiff(table, felt).astype(np.int16)
-        white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2]).astype(np.int16)
-        felt_white = cv2.min(cv2.min(felt[:, :, 0], felt[:, :, 1]), felt[:, :, 2]).astype(np.int16)
+        white = darkest_channel(table).astype(np.int16)
+        felt_white = darkest_channel(felt).astype(np.int16)
         step = np.maximum(white - felt_white, diff.max(axis=2))
         seen = self._seen > 0
         spread = float(np.median(np.abs(step[seen]))) * 1.4826 if seen.any() else 0.0
@@ -576,7 +577,7 @@ class CardFinder:
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(0, 0, 0),
         )
-        white = _channel_min(table)
+        white = darkest_channel(table)
         if fine:
             return self._from_calibration(table), self._from_calibration(white)
         return table, white
@@ -676,7 +677,7 @@ class CardFinder:
         to_window = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
         table = cv2.warpPerspective(as_bgr(frame), to_window @ self._top_down, size, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-        white = _channel_min(table)
+        white = darkest_channel(table)
         ref = self._reference
         printed: np.ndarray | None = None
         covered: np.ndarray | None = None
@@ -697,10 +698,11 @@ class CardFinder:
                 hi, lo = crop(ref.hi, cv2.INTER_LINEAR), crop(ref.lo, cv2.INTER_LINEAR)
                 # times the exposure's gain through a lookup table, as _against_empty does it
                 lut = cv2.multiply(_ALL_LEVELS, surroundings.scale)
-                far = _channel_max(cv2.max(cv2.subtract(now, cv2.LUT(hi, lut)), cv2.subtract(cv2.LUT(lo, lut), now)))
+                far = brightest_channel(cv2.max(cv2.subtract(now, cv2.LUT(hi, lut)),
+                                                cv2.subtract(cv2.LUT(lo, lut), now)))
                 covered = cv2.bitwise_and(cv2.threshold(far, COVER_STEP, 255, cv2.THRESH_BINARY)[1], printed)
                 local_gain = self._grid_in(surroundings.gain, x0, y0, size)
-                border = _channel_max(cv2.subtract(now, cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)))
+                border = brightest_channel(cv2.subtract(now, cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)))
         masks = self._mask_contours(
             table, white, window_ref, _not_bare_print(window_ref, covered), self._search[y0:y1, x0:x1],
             self._grid_in(surroundings.felt_white, x0, y0, size), self._grid_in(surroundings.felt, x0, y0, size),
@@ -843,14 +845,14 @@ class CardFinder:
             now_p = now.reshape(-1, 1, 3)[at]
             hi = cv2.LUT(ref.hi.reshape(-1, 1, 3)[at], lut)
             lo = cv2.LUT(ref.lo.reshape(-1, 1, 3)[at], lut)
-            moved = _channel_max(cv2.max(cv2.subtract(now_p, hi), cv2.subtract(lo, now_p))).reshape(-1)
+            moved = brightest_channel(cv2.max(cv2.subtract(now_p, hi), cv2.subtract(lo, now_p))).reshape(-1)
             covered.reshape(-1)[at] = np.where(moved > COVER_STEP, ref.printed.reshape(-1)[at], 0)
         tw, th = self._size
         sw, sh = self._coarse
         ratio = cv2.resize(now, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32) / self._empty_small
         low = cv2.blur(cv2.erode(ratio, np.ones((11, 11), np.uint8)), (5, 5))
         local_hi = cv2.multiply(ref.hi, cv2.resize(low, (tw, th), interpolation=cv2.INTER_LINEAR), dtype=cv2.CV_8U)
-        return covered, _channel_max(cv2.subtract(now, local_hi)), scale, low
+        return covered, brightest_channel(cv2.subtract(now, local_hi)), scale, low
 
     def _mask_contours(
         self, table: np.ndarray, white: np.ndarray, ref: _EmptyTable | None, not_bare_print: np.ndarray | None,
@@ -912,7 +914,7 @@ class CardFinder:
         :data:`EDGE_CUT_PX` inside the card)."""
         step = cv2.subtract(white, felt_white)
         diff = cv2.absdiff(table, felt)
-        far = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
+        far = brightest_channel(diff)
         paper = {level: cv2.threshold(step, level, 255, cv2.THRESH_BINARY)[1] for level in PAPER_STEPS}
         not_felt = {level: cv2.threshold(far, level, 255, cv2.THRESH_BINARY)[1] for level in FELT_DISTANCES}
         # sharp steps in whiteness: a card's border has one, a pool of glare or shadow has not
@@ -1108,14 +1110,14 @@ class CardFinder:
         table = cv2.warpPerspective(frame, to_window @ self._to_table, size, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         if self._fine_printed is None:
-            return _channel_min(table), None
+            return darkest_channel(table), None
         # the empty table moved onto this frame, as _lined_up moves it (its shift is in px of this finder's view)
         dx, dy = self._shift[0, 2] * c / s, self._shift[1, 2] * c / s
         moved = np.array([[1.0, 0.0, dx - x0], [0.0, 1.0, dy - y0]])
         printed = cv2.warpAffine(self._fine_printed, moved, size, flags=cv2.INTER_NEAREST,
                                  borderMode=cv2.BORDER_REPLICATE)
         if gain is None or self._fine_hi is None:
-            return _channel_min(table), printed
+            return darkest_channel(table), printed
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * c)
         hi = cv2.warpAffine(self._fine_hi, moved, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         # the gain grid at the window's pixels, as cv2.resize (INTER_LINEAR) to the whole table gives it
@@ -1125,7 +1127,7 @@ class CardFinder:
         local_gain = cv2.warpAffine(gain, to_grid, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                     borderMode=cv2.BORDER_REPLICATE)
         local_hi = cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)
-        return _channel_max(cv2.subtract(now, local_hi)), printed
+        return brightest_channel(cv2.subtract(now, local_hi)), printed
 
     def _paper_level(self, white: np.ndarray) -> float:
         """A whiteness that felt does not reach but card paper does, for this frame."""
@@ -1218,7 +1220,7 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
     finder = CardFinder(plane, layout, px_per_mm=CALIBRATION_PX_PER_MM)
     table = finder.top_down(empty)
     # a card left on the table is not the table: paint felt over it from around it
-    white = cv2.min(cv2.min(table[:, :, 0], table[:, :, 1]), table[:, :, 2])
+    white = darkest_channel(table)
     bodies = cv2.dilate(finder._card_bodies(table, white), np.ones((9, 9), np.uint8))
     if bodies.any():
         table = cv2.inpaint(table, bodies, 5, cv2.INPAINT_TELEA)
@@ -1416,9 +1418,6 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 _ALL_LEVELS = np.ascontiguousarray(np.repeat(np.arange(256, dtype=np.uint8).reshape(1, 256, 1), 3, axis=2))
 
 
-def _channel_min(img: np.ndarray) -> np.ndarray:
-    # on the channels' strided views: no copies (cv2.split made three)
-    return cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
 def _sampled_box(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -1446,7 +1445,7 @@ def _warp_whiteness(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, in
     x0, y0, x1, y1 = _sampled_box(frame, to_patch, size)
     crop = frame[y0:y1, x0:x1]
     shifted = to_patch @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-    return np.asarray(cv2.warpPerspective(_channel_min(crop), shifted, size, flags=cv2.INTER_LINEAR,
+    return np.asarray(cv2.warpPerspective(darkest_channel(crop), shifted, size, flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE))
 
 
@@ -1457,10 +1456,6 @@ def _warp_colour(frame: np.ndarray, to_patch: np.ndarray, size: tuple[int, int])
     shifted = to_patch @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
     return np.asarray(cv2.warpPerspective(frame[y0:y1, x0:x1], shifted, size, flags=cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REPLICATE))
-
-
-def _channel_max(img: np.ndarray) -> np.ndarray:
-    return cv2.max(cv2.max(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
 
 
 #: Up to this many values, :func:`_median_u8` partitions them (measured: 3 us for 700 values
@@ -1594,7 +1589,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     if x1 - x0 < 4 or y1 - y0 < 4:
         return RefinedOutline(np.asarray(corners, np.float64), 0)
     crop = frame[y0:y1, x0:x1]
-    crop_white = cv2.min(cv2.min(crop[:, :, 0], crop[:, :, 1]), crop[:, :, 2])
+    crop_white = darkest_channel(crop)
     shifted = warp @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
     reach = round(REFINE_REACH_MM * p)
     d = 2  # step measured between points d px inside and d px outside
