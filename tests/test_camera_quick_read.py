@@ -613,3 +613,59 @@ def test_both_corner_indexes_name_a_code_only_when_both_lie_nearest_to_it_near_a
     assert not recognizer._indexes_name(both, 20.0, least_margin=0.5)
     assert recognizer._indexes_name(both, 20.0, least_margin=0.1)
     assert not recognizer._indexes_name(replace(m, indexes=None), 20.0)
+
+
+def _judged(monkeypatch: pytest.MonkeyPatch) -> list[ModelReading]:
+    """Every read :meth:`Recognizer._sure` judges from now on (not those it answers from memory)."""
+    judged: list[ModelReading] = []
+    real = Recognizer._judged_sure
+
+    def judge(self: Recognizer, m: ModelReading, card: np.ndarray, limit: float) -> bool:
+        judged.append(m)
+        return real(self, m, card, limit)
+
+    monkeypatch.setattr(Recognizer, "_judged_sure", judge)
+    return judged
+
+
+def test_the_finders_read_is_judged_once_and_not_before_it_matters(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    frame = _table("7H", "KS")
+    judged = _judged(monkeypatch)
+    monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    # the refinement moved the outline: the finder's own read is never judged, only the refined one
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kw: RefinedOutline(
+        np.asarray(corners, np.float64) + 0.5, 0))
+    code, _, _ = rec._read(frame, [_outline(_LEFT)], quick=True)
+    assert code == "7H" and len(judged) == 1
+    # unmoved, the finder's read is judged once however often it comes back: after the
+    # refinement, then as each of the finder's outlines (two masks cut the same one, equal but
+    # not the same array), which are not read again
+    judged.clear()
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kw: RefinedOutline(
+        np.asarray(corners, np.float64), 0))
+    monkeypatch.setattr(rec, "_quick_aligned", lambda *args: None)
+    monkeypatch.setattr(rec, "_sure_reads", {})  # as while a frame is read
+    off = _outline(_LEFT, -0.45 * CARD_SIZE[0])
+    code, _, _ = rec._read(frame, [off, off.copy(), off.copy()], quick=True)
+    assert code is None and len(judged) == 1
+
+
+def test_a_read_judged_again_on_another_card_or_limit_is_judged_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = Recognizer(_recognizer().calibration, _recognizer().layout)
+    frame = _table("7H", "KS")
+    judged = _judged(monkeypatch)
+    card = warp_card(frame, _outline(_LEFT))
+    m = rec.calibration.templates.model.read(card)
+    limit = rec.threshold * rec.calibration.templates.model.min_margin
+    rec._sure_reads = {}  # as while a frame is read
+    assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 1
+    # the same read asked of a blank card, or at a limit past it, is not answered from memory
+    assert not rec._sure(m, np.full_like(card, 255), limit)
+    assert not rec._sure(m, card, 1e6)
+    assert len(judged) == 3
+    # nor once the frame is read (a test or a tool asking outside a frame is always judged)
+    assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 4
+    rec.recognize(cv2.resize(frame, (1280, 720)))
+    judged.clear()
+    assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 2

@@ -214,6 +214,9 @@ class Recognizer:
         self._ink_parts: dict[str, InkParts] = {}
         self._gray_faces: dict[str, np.ndarray] = {}
         self._gray_frame: tuple[np.ndarray, np.ndarray] | None = None
+        # while a frame is read, the reads _sure judged (by the read's id; the read and card kept
+        # so that the id stays theirs): a read is often judged again on another route
+        self._sure_reads: dict[int, tuple[ModelReading, np.ndarray, float, bool]] | None = None
         # what a doubtful read must lead its suit twin by: more on a frame with its smear undone
         self._twin_lead = TWIN_LEAD
         self.frames_read = 0
@@ -226,10 +229,12 @@ class Recognizer:
             self.frames_reused += 1
             return list(self._last)
         with one_blas_thread():
+            self._sure_reads = {}
             try:
                 readings = self._recognize(frame)
             finally:
                 self._gray_frame = None
+                self._sure_reads = None
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
@@ -309,15 +314,16 @@ class Recognizer:
         found_card = warp_card(frame, outlines[0])
         m = model.read(found_card)
         found = (m, outlines[0], found_card)
-        sure_found = self._sure(m, found_card, limit)
-        if sure_found and _index_confirms(m):
+        # (whether the read is sure is asked only where the answer matters: it can cost an
+        # index search, and most refined outlines are read again anyway)
+        if _index_confirms(m) and self._sure(m, found_card, limit):
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
         refined, placed, unseen, beside_print = refine_outline(frame, outlines[0], self.layout.card_mm,
                                                                empty=self.finder.empty_in_patch)
         unmoved = np.array_equal(refined, outlines[0])
-        if sure_found and (unseen or (unmoved and not beside_print)):
+        if (unseen or (unmoved and not beside_print)) and self._sure(m, found_card, limit):
             # the refinement found no edge on a side, not even the print's (motion blur, glare),
             # or none to move the outline to: a sure read on the finder's own outline stands as
             # on any refined outline (asking it a doubtful read's tests as well cost held-out
@@ -337,10 +343,9 @@ class Recognizer:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(refined, m.flipped)
             reads = [(m, refined, card)]
         for corners in outlines:
-            if corners is found[1]:
-                reads.append(found)
-            elif np.array_equal(corners, reads[0][1]):
-                reads.append(reads[0])  # the same view, the same read
+            same = [r for r in (found, *reads) if np.array_equal(corners, r[1])]
+            if same:
+                reads.append(same[0])  # the same view, the same read (two masks often cut the same outline)
             else:
                 card = warp_card(frame, corners)
                 reads.append((model.read(card), corners, card))
@@ -459,7 +464,20 @@ class Recognizer:
         (:meth:`_face_shows`), and where the runner-up is the same suit with a pip or two
         more (:func:`pips_hidden`), no ink on the card its face does not explain
         (:meth:`_ink_explained`) and a corner index not favouring the runner-up
-        (:data:`SURE_INDEX_LEAD`)."""
+        (:data:`SURE_INDEX_LEAD`). Asked again of the same read, card and limit while a frame
+        is read, it answers from memory (:meth:`_judged_sure` judges)."""
+        memory = self._sure_reads
+        if memory is None:
+            return self._judged_sure(m, card, limit)
+        known = memory.get(id(m))
+        if known is not None and known[0] is m and known[1] is card and known[2] == limit:
+            return known[3]  # asked again of the same read (the finder's own, among its other outlines)
+        sure = self._judged_sure(m, card, limit)
+        memory[id(m)] = (m, card, limit, sure)
+        return sure
+
+    def _judged_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
+        """:meth:`_sure`, judged."""
         templates = self.calibration.templates
         model = templates.model
         return bool(m.accepted and m.margin >= SURE_MARGIN * limit and m.twin_lead > TWIN_LEAD
