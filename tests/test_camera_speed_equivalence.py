@@ -32,7 +32,8 @@ from firmware_interfaces.camera.finder import (
     _median_u8_columns,
     _middle_pair,
     _rect_steps,
-    _side_strips,
+    _side_bands,
+    _view_side,
     _warp_whiteness,
     learn_empty_table,
 )
@@ -239,7 +240,7 @@ def test_the_paper_level_from_histograms_is_the_sorted_ones() -> None:
         assert np.array_equal(_paper(card), np.partition(sample, k, axis=0)[k])
 
 
-def test_the_refinements_side_strips_are_the_whole_patch_blurred_where_it_looks() -> None:
+def test_the_refinements_side_bands_are_the_whole_patch_blurred_where_it_looks() -> None:
     rng = np.random.default_rng(6)
     w, h, edge, depth = 225, 300, 18, 14
     for k in range(40):
@@ -250,19 +251,15 @@ def test_the_refinements_side_strips_are_the_whole_patch_blurred_where_it_looks(
         warp = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
         whole = cv2.warpPerspective(crop, warp, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         whole = cv2.GaussianBlur(whole, (0, 0), 1.0).astype(np.float32)
-        strips = _side_strips(crop, warp, (w, h), edge, depth)
-        # where refine_outline looks, side by side: the rows within depth of each side's line,
-        # along the middle REFINE_SPAN of it (the far sides' spans counted from the other end)
-        for length, across, rows in ((w, h, True), (h, w, False)):
-            span = length - 2 * edge
+        bands = _side_bands(crop, warp, (w, h), edge, depth)
+        # where refine_outline looks on each side, seen with that side on top: the rows within
+        # depth of the side's line, along its middle REFINE_SPAN
+        for side, band in enumerate(bands):
+            view = _view_side(whole, side)
+            span = view.shape[1] - 2 * edge
             a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
-            for near in (edge, across - 1 - edge):
-                for b0, b1 in ((a0, a1), (length - a1, length - a0)):
-                    if rows:
-                        region = (slice(near - depth, near + depth + 1), slice(b0, b1))
-                    else:
-                        region = (slice(b0, b1), slice(near - depth, near + depth + 1))
-                    assert np.array_equal(strips[region], whole[region])
+            assert band.dtype == np.float32 and band.flags.c_contiguous
+            assert np.array_equal(band, view[edge - depth : edge + depth + 1, a0:a1])
 
 
 def _order_portrait_plain(pts: np.ndarray) -> np.ndarray:

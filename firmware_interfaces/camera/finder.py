@@ -1593,25 +1593,28 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     shifted = warp @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
     reach = round(REFINE_REACH_MM * p)
     d = 2  # step measured between points d px inside and d px outside
-    white = _side_strips(crop_white, shifted, (w, h), round(m * p), reach + d)
+    edge = round(m * p)
+    bands = _side_bands(crop_white, shifted, (w, h), edge, reach + d)
     before = None if empty is None else empty(warp, (w, h))
     lines: list[np.ndarray | None] = []
     unseen_sides = beside_print = 0
+    ys = np.arange(edge - reach, edge + reach + 1)
     for side in range(4):
-        v = _view_side(white, side)
-        vh, vw = v.shape
-        edge = round(m * p)
-        length = vw - 2 * edge
+        length = (w if side in (0, 2) else h) - 2 * edge
         xa, xb = edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2)
         xs = np.arange(xa, xb)
-        ys = np.arange(edge - reach, edge + reach + 1)
-        inside_now, outside_now = _either_side(v, edge, reach, xa, xb, d)
+        # each row of the band: edge - reach - d + its index; columns xa..xb
+        band = bands[side]
+        inside_now, outside_now = band[2 * d :], band[: band.shape[0] - 2 * d]
         step = inside_now - outside_now
         need = 0.4
         unseen = int(np.count_nonzero(step.max(axis=0) >= 20.0) < need * len(xs))
         if before is not None:
-            # a fall the empty table already had there is print's, not the card's
-            was = _fall_before(_view_side(before, side), edge, reach, xa, xb, round(p), REFINE_EMPTY_SHARE * 20.0)
+            # a fall the empty table already had there is print's, not the card's (on the same
+            # band of the empty table, a millimetre either side, as its own contiguous array)
+            dp = round(p)
+            around = np.ascontiguousarray(_view_side(before, side)[edge - reach - dp : edge + reach + dp + 1, xa:xb])
+            was = _fall_before(around, dp, REFINE_EMPTY_SHARE * 20.0)
             if was is not None:
                 fall, inside = was
                 printed = (fall >= REFINE_EMPTY_SHARE * step) & (inside_now <= REFINE_AS_WHITE * inside)
@@ -1679,25 +1682,14 @@ def _view_side(patch: np.ndarray, side: int) -> np.ndarray:
     return np.rot90(patch, -1)  # left side becomes top
 
 
-def _either_side(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every row within ``reach`` of ``edge`` in one side's view ``v`` (see
-    :func:`_view_side`; inside downwards) and column in [``xa``, ``xb``): the values ``d`` px
-    inside it and ``d`` px outside it (clipped to the view)."""
-    vh = v.shape[0]
-    if edge - reach - d >= 0 and edge + reach + d < vh:  # always, for a card's patch: plain slices
-        return v[edge - reach + d : edge + reach + d + 1, xa:xb], v[edge - reach - d : edge + reach - d + 1, xa:xb]
-    ys = np.arange(edge - reach, edge + reach + 1)
-    return v[np.clip(ys + d, 0, vh - 1), xa:xb], v[np.clip(ys - d, 0, vh - 1), xa:xb]
-
-
-def _fall_before(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int,
-                 least: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """The empty table's fall in whiteness from inside to outside (``v``: its whiteness, one
-    side's view) at each row within ``reach`` of ``edge`` and column in [``xa``, ``xb``),
-    measured ``d`` px either side (it is kept at 1 px per mm: its edges are soft), and its
-    whiteness on the inside; the most of each within ``d`` rows (the camera's shift is found
-    to about a millimetre). None where it falls by less than ``least`` everywhere (no print)."""
-    inside, outside = _either_side(v, edge, reach, xa, xb, d)
+def _fall_before(band: np.ndarray, d: int, least: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The empty table's fall in whiteness from inside to outside (``band``: its whiteness on
+    one side's band, seen as :func:`_view_side` sees it, with ``d`` rows more above and below
+    the rows judged) at each row judged, measured ``d`` px either side (it is kept at 1 px
+    per mm: its edges are soft), and its whiteness on the inside; the most of each within
+    ``d`` rows (the camera's shift is found to about a millimetre). None where it falls by
+    less than ``least`` everywhere (no print)."""
+    inside, outside = band[2 * d :], band[: band.shape[0] - 2 * d]
     fall = inside - outside
     if float(fall.max()) < least:
         return None
@@ -1705,49 +1697,52 @@ def _fall_before(v: np.ndarray, edge: int, reach: int, xa: int, xb: int, d: int,
     return np.asarray(cv2.dilate(fall, near)), np.asarray(cv2.dilate(inside, near))
 
 
-#: How far (px) the blur of :func:`_side_strips` reaches: OpenCV's kernel for sigma 1 on uint8
+#: How far (px) the blur of :func:`_side_bands` reaches: OpenCV's kernel for sigma 1 on uint8
 #: is 7 taps wide.
 _STRIP_BLUR_REACH = 3
 
 
-def _side_strips(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int], edge: int,
-                 depth: int) -> np.ndarray:
-    """The whiteness of a card's patch (``size``: w, h; ``warp``: crop to patch), blurred
-    (sigma 1 px), where :func:`refine_outline` looks: within ``depth`` px of each side's
-    line ``edge`` px in from the patch's border, along the side's middle
-    :data:`REFINE_SPAN`; zero elsewhere. Each strip is warped and blurred with the blur's
-    reach around it, so its values are the whole patch's, at a third of the pixels."""
+def _side_bands(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int], edge: int,
+                depth: int) -> list[np.ndarray]:
+    """Where :func:`refine_outline` looks on each side of a card's patch (``size``: w, h;
+    ``warp``: crop to patch), the patch's whiteness blurred (sigma 1 px), as float32: per side
+    (top, right, bottom, left), the rows within ``depth`` px of the side's line ``edge`` px in
+    from the patch's border, along the side's middle :data:`REFINE_SPAN`, seen as
+    :func:`_view_side` sees them (the side on top, inside downwards). Each side's strip is
+    warped and blurred with the blur's reach around it, so its values are the whole patch's,
+    at a third of the pixels, and each band is its own contiguous array (the turned views of a
+    whole patch cost every step on it twice as much)."""
     w, h = size
-    out = np.zeros((h, w), np.float32)
     r = _STRIP_BLUR_REACH
-    for length, across in ((w, h), (h, w)):  # top and bottom strips, then left and right
+    bands: list[np.ndarray] = [np.empty((0, 0), np.float32)] * 4
+    # top and bottom strips, then left and right (their near line first, then the far one)
+    for length, across, sides in ((w, h, (0, 2)), (h, w, (3, 1))):
         span = length - 2 * edge
         a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
         # two of the sides are seen turned, their span counted from the other end: cover both
         b0, b1 = min(a0, length - a1), max(a1, length - a0)
-        for near in (edge, across - 1 - edge):  # the side's line, counted from the patch's origin
-            lo, hi = near - depth, near + depth + 1  # rows (or columns) across the side: [lo, hi)
+        c0, c1 = max(b0 - r, 0), min(b1 + r, length)
+        for near, side in zip((edge, across - 1 - edge), sides, strict=True):
+            lo, hi = near - depth, near + depth + 1  # across the side: [lo, hi)
             g0, g1 = max(lo - r, 0), min(hi + r, across)
-            c0, c1 = max(b0 - r, 0), min(b1 + r, length)
+            # the strip's pixel [i, j] lies at g0 + i across the side and c0 + j along it: a
+            # left or right strip is warped lying down (OpenCV blurs a narrow, tall picture
+            # three times slower than the same turned; the same values)
             if length == w:
-                x0, x1, y0, y1 = c0, c1, g0, g1
-                moved = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ warp
-                strip = cv2.warpPerspective(crop_white, moved, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                            borderMode=cv2.BORDER_REPLICATE)
-                strip = cv2.GaussianBlur(strip, (0, 0), 1.0)
+                onto = np.array([[1, 0, -c0], [0, 1, -g0], [0, 0, 1]], np.float64)
             else:
-                # a left or right strip is warped lying down and blurred so: OpenCV blurs a
-                # narrow, tall picture three times slower than the same turned (the same values)
-                x0, x1, y0, y1 = g0, g1, c0, c1
-                moved = np.array([[0, 1, -y0], [1, 0, -x0], [0, 0, 1]], np.float64) @ warp
-                strip = cv2.warpPerspective(crop_white, moved, (y1 - y0, x1 - x0), flags=cv2.INTER_LINEAR,
-                                            borderMode=cv2.BORDER_REPLICATE)
-                strip = cv2.GaussianBlur(strip, (0, 0), 1.0).T
-            # only the inside of the strip: its rim was blurred against the strip's own edge
-            iy0, ix0 = (y0 + r if y0 > 0 else 0), (x0 + r if x0 > 0 else 0)
-            iy1, ix1 = (y1 - r if y1 < h else h), (x1 - r if x1 < w else w)
-            out[iy0:iy1, ix0:ix1] = strip[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0]
-    return out
+                onto = np.array([[0, 1, -c0], [1, 0, -g0], [0, 0, 1]], np.float64)
+            strip = cv2.warpPerspective(crop_white, onto @ warp, (c1 - c0, g1 - g0), flags=cv2.INTER_LINEAR,
+                                        borderMode=cv2.BORDER_REPLICATE)
+            rows = cv2.GaussianBlur(strip, (0, 0), 1.0)[lo - g0 : hi - g0]
+            if side in (1, 2):  # seen from the far border: across counted from it
+                rows = rows[::-1]
+            if side in (2, 3):  # ... and along from the other end
+                band = rows[:, length - a1 - c0 : length - a0 - c0][:, ::-1]
+            else:
+                band = rows[:, a0 - c0 : a1 - c0]
+            bands[side] = band.astype(np.float32)
+    return bands
 
 
 def _fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
