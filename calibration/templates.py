@@ -286,6 +286,11 @@ class CardTemplates:
         scores = np.maximum(upright, flipped)
         return [(self.codes[int(i)], bool(flipped[i] > upright[i])) for i in np.argsort(scores)[::-1][:k]]
 
+    def best_code(self, card: np.ndarray) -> str:
+        """The code :meth:`read` reads ``card`` as, from stage 1 alone (stage 2 only measures
+        how clearly: the recogniser asks for the rank alone, 0.3 ms a read less)."""
+        return self.likeliest(card, 1)[0][0]
+
     def read(self, card: np.ndarray) -> Reading:
         """Read a canonical card picture (see :func:`warp_card`).
 

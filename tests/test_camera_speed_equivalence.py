@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from cardart import deck_or_skip
+from cardart import deck_or_skip, templates_for
 
 from calibration.deck_model import FULL_INK, INK_SHARE, MIN_INK, _balanced, _channels, _paper, both_ways, card_features
 from calibration.layout import load_layout
@@ -100,6 +100,23 @@ def test_the_darkest_and_brightest_channel_by_erosion_are_numpys_min_and_max() -
     # a picture whose channels are not three is reduced as numpy reduces it
     four = rng.integers(0, 256, (9, 11, 4), np.uint8)
     assert np.array_equal(darkest_channel(four), four.min(axis=2))
+
+
+def test_the_templates_best_code_is_their_reads_code() -> None:
+    templates = templates_for("svg-cards")
+    rng = np.random.default_rng(13)
+    for k, code in enumerate(templates.codes):
+        face = templates.faces[code].astype(np.float32)
+        # seen turned, blurred, shifted a few pixels, under noise, half burnt white, or nothing but noise
+        seen = face[::-1, ::-1] if k % 2 else face
+        seen = cv2.GaussianBlur(seen, (0, 0), 0.5 + k % 3)
+        seen = np.roll(seen, (k % 5 - 2, k % 7 - 3), axis=(0, 1)) + rng.normal(0, 4 + k % 20, seen.shape)
+        if k % 4 == 0:
+            seen[: seen.shape[0] // 2] = 255
+        if k % 13 == 0:
+            seen = rng.normal(128, 60, seen.shape)
+        card = np.clip(seen, 0, 255).astype(np.uint8)
+        assert templates.best_code(card) == templates.read(card).code
 
 
 def test_uint8_medians_from_histograms_are_numpys() -> None:

@@ -641,7 +641,7 @@ class Recognizer:
             face = templates.faces[m.code]
             if print_lost(card, face[::-1, ::-1] if m.flipped else face) > VEIL_PRINT_LOST:
                 continue
-            if not (same_rank(templates.read(card).code, m.code)
+            if not (same_rank(templates.best_code(card), m.code)
                     and (not pip_rivals(m.code, m.runner_up)
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and self._ink_explained(m, card)):
@@ -740,7 +740,7 @@ class Recognizer:
         return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
                     and not _index_covered(model, m, card)
-                    and same_rank(templates.read(card).code, m.code)
+                    and same_rank(templates.best_code(card), m.code)
                     and (not rivals or beyond_doubt
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and (beyond_doubt or self._no_pips_hidden(m, card))
