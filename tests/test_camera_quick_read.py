@@ -640,7 +640,7 @@ def test_the_finders_read_is_judged_once_and_not_before_it_matters(monkeypatch: 
     assert code == "7H" and len(judged) == 1
     # unmoved, the finder's read is judged once however often it comes back: after the
     # refinement, then as each of the finder's outlines (two masks cut the same one, equal but
-    # not the same array), which are not read again
+    # not the same array)
     judged.clear()
     monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kw: RefinedOutline(
         np.asarray(corners, np.float64), 0))
@@ -649,6 +649,22 @@ def test_the_finders_read_is_judged_once_and_not_before_it_matters(monkeypatch: 
     off = _outline(_LEFT, -0.45 * CARD_SIZE[0])
     code, _, _ = rec._read(frame, [off, off.copy(), off.copy()], quick=True)
     assert code is None and len(judged) == 1
+    # moved, the refined outline is read, and of the finder's outlines only those not equal to
+    # one already read: not the finder's own again (equal, not the same array), not the
+    # second one's equal
+    reads: list[np.ndarray] = []
+    real_read = DeckModel.read
+
+    def read(self: DeckModel, card: np.ndarray) -> ModelReading:
+        reads.append(card)
+        return real_read(self, card)
+
+    monkeypatch.setattr(DeckModel, "read", read)
+    monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kw: RefinedOutline(
+        np.asarray(corners, np.float64) + 0.5, 0))
+    other = _outline(_LEFT, -0.3 * CARD_SIZE[0])
+    rec._read(frame, [off, off.copy(), other, other.copy()], quick=True)
+    assert len(reads) == 3  # the finder's, the refined, the other
 
 
 def test_a_read_judged_again_on_another_card_or_limit_is_judged_afresh(monkeypatch: pytest.MonkeyPatch) -> None:

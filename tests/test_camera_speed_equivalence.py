@@ -90,16 +90,20 @@ def test_a_cards_balanced_grey_and_redness_are_the_plain_computations() -> None:
 def test_the_darkest_and_brightest_channel_by_erosion_are_numpys_min_and_max() -> None:
     rng = np.random.default_rng(11)
     frame = rng.integers(0, 256, (72, 129, 3), np.uint8)
-    # a whole picture, a crop of it (rows strided in memory), one row, one column, float32
+    # a whole picture, a crop of it (rows strided in memory), one row, one column, float32,
+    # and types OpenCV does not erode (numpy's way)
     grey_levels = rng.normal(100, 60, (31, 47, 3)).astype(np.float32)
-    for img in (frame, frame[5:60, 17:101], frame[:1], frame[:, :1], grey_levels):
+    for img in (frame, frame[5:60, 17:101], frame[:1], frame[:, :1], grey_levels, grey_levels.astype(np.float64),
+                frame.astype(np.int16) - 128):
         darkest, brightest = darkest_channel(img), brightest_channel(img)
-        assert darkest.dtype == img.dtype and darkest.flags.c_contiguous
+        for got in (darkest, brightest):
+            assert got.dtype == img.dtype and got.flags.c_contiguous and got.shape == img.shape[:2]
         assert np.array_equal(darkest, img.min(axis=2))
         assert np.array_equal(brightest, img.max(axis=2))
-    # a picture whose channels are not three is reduced as numpy reduces it
+    # a fourth channel (alpha) is left out, as the minima of the three channels' views left it
     four = rng.integers(0, 256, (9, 11, 4), np.uint8)
-    assert np.array_equal(darkest_channel(four), four.min(axis=2))
+    assert np.array_equal(darkest_channel(four), four[:, :, :3].min(axis=2))
+    assert np.array_equal(brightest_channel(four), four[:, :, :3].max(axis=2))
 
 
 def test_the_templates_best_code_is_their_reads_code() -> None:
@@ -259,8 +263,11 @@ def test_the_paper_level_from_histograms_is_the_sorted_ones() -> None:
 
 def test_the_refinements_side_bands_are_the_whole_patch_blurred_where_it_looks() -> None:
     rng = np.random.default_rng(6)
-    w, h, edge, depth = 225, 300, 18, 14
+    edge, depth = 18, 14
     for k in range(40):
+        # a card's patch, and a square one (a layout's card 60 x 60.1 mm: its sides' strips
+        # must not be taken for each other)
+        w, h = (225, 300) if k % 4 else (216, 216)
         crop = cv2.GaussianBlur(rng.integers(0, 256, (150, 120), dtype=np.uint8), (0, 0), 1 + k % 3)
         src = np.array([[6, 8], [110, 4], [114, 140], [2, 146]], np.float32)
         src += rng.normal(0, 4, (4, 2)).astype(np.float32)

@@ -16,17 +16,26 @@ import numpy as np
 _ACROSS = np.ones((1, 3), np.uint8)
 
 
+def _erodes(img: np.ndarray) -> bool:
+    """Whether OpenCV erodes ``img`` (three channels of a type it morphs, not empty)."""
+    return img.shape[2] == 3 and img.size > 0 and img.dtype in (np.uint8, np.float32)
+
+
 def darkest_channel(img: np.ndarray) -> np.ndarray:
-    """Per pixel, the least of ``img``'s channels (H x W x 3, uint8 or float32)."""
-    if img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
+    """Per pixel, the least of ``img``'s B, G and R (H x W x 3 or more: a fourth, alpha, is
+    left out; uint8 or float32 by erosion, other types by numpy; a NaN may come out as
+    either neighbour's value)."""
+    img = img[:, :, :3]
+    if not _erodes(img):
         return np.ascontiguousarray(img.min(axis=2))
     rows = img.reshape(img.shape[0], img.shape[1] * 3)
     return np.ascontiguousarray(cv2.erode(rows, _ACROSS)[:, 1::3])
 
 
 def brightest_channel(img: np.ndarray) -> np.ndarray:
-    """Per pixel, the greatest of ``img``'s channels (H x W x 3, uint8 or float32)."""
-    if img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
+    """Per pixel, the greatest of ``img``'s B, G and R (as :func:`darkest_channel`)."""
+    img = img[:, :, :3]
+    if not _erodes(img):
         return np.ascontiguousarray(img.max(axis=2))
     rows = img.reshape(img.shape[0], img.shape[1] * 3)
     return np.ascontiguousarray(cv2.dilate(rows, _ACROSS)[:, 1::3])

@@ -1715,8 +1715,9 @@ def _side_bands(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int],
     w, h = size
     r = _STRIP_BLUR_REACH
     bands: list[np.ndarray] = [np.empty((0, 0), np.float32)] * 4
-    # top and bottom strips, then left and right (their near line first, then the far one)
-    for length, across, sides in ((w, h, (0, 2)), (h, w, (3, 1))):
+    # top and bottom strips, then left and right (their near line first, then the far one);
+    # said, not told from the lengths: a square patch has both the same
+    for length, across, sides, lying in ((w, h, (0, 2), False), (h, w, (3, 1), True)):
         span = length - 2 * edge
         a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
         # two of the sides are seen turned, their span counted from the other end: cover both
@@ -1728,10 +1729,10 @@ def _side_bands(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int],
             # the strip's pixel [i, j] lies at g0 + i across the side and c0 + j along it: a
             # left or right strip is warped lying down (OpenCV blurs a narrow, tall picture
             # three times slower than the same turned; the same values)
-            if length == w:
-                onto = np.array([[1, 0, -c0], [0, 1, -g0], [0, 0, 1]], np.float64)
-            else:
+            if lying:
                 onto = np.array([[0, 1, -c0], [1, 0, -g0], [0, 0, 1]], np.float64)
+            else:
+                onto = np.array([[1, 0, -c0], [0, 1, -g0], [0, 0, 1]], np.float64)
             strip = cv2.warpPerspective(crop_white, onto @ warp, (c1 - c0, g1 - g0), flags=cv2.INTER_LINEAR,
                                         borderMode=cv2.BORDER_REPLICATE)
             rows = cv2.GaussianBlur(strip, (0, 0), 1.0)[lo - g0 : hi - g0]

@@ -314,8 +314,10 @@ class Recognizer:
         found_card = warp_card(frame, outlines[0])
         m = model.read(found_card)
         found = (m, outlines[0], found_card)
-        # (whether the read is sure is asked only where the answer matters: it can cost an
-        # index search, and most refined outlines are read again anyway)
+        # whether this read is sure is asked only where the answer is used (it can cost an
+        # index search): here with an index confirming it, below where the refinement did not
+        # move the outline or found no side, and among the finder's outlines when the refined
+        # outline's read is not sure (for most cards the refined read stands and it is never asked)
         if _index_confirms(m) and self._sure(m, found_card, limit):
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
@@ -343,9 +345,9 @@ class Recognizer:
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(refined, m.flipped)
             reads = [(m, refined, card)]
         for corners in outlines:
-            same = [r for r in (found, *reads) if np.array_equal(corners, r[1])]
-            if same:
-                reads.append(same[0])  # the same view, the same read (two masks often cut the same outline)
+            same = next((r for r in (found, *reads) if np.array_equal(corners, r[1])), None)
+            if same is not None:
+                reads.append(same)  # the same view, the same read (two masks often cut the same outline)
             else:
                 card = warp_card(frame, corners)
                 reads.append((model.read(card), corners, card))
@@ -477,7 +479,8 @@ class Recognizer:
         return sure
 
     def _judged_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
-        """:meth:`_sure`, judged."""
+        """The judgement :meth:`_sure` describes, made afresh (no memory): pure but for the
+        per-code caches of face ink it fills."""
         templates = self.calibration.templates
         model = templates.model
         return bool(m.accepted and m.margin >= SURE_MARGIN * limit and m.twin_lead > TWIN_LEAD
