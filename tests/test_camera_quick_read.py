@@ -23,8 +23,9 @@ from calibration.store import Calibration
 from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
 from firmware_interfaces.camera import recognizer
-from firmware_interfaces.camera.finder import FoundCard, RefinedOutline, learn_empty_table
+from firmware_interfaces.camera.finder import FoundCard, learn_empty_table
 from firmware_interfaces.camera.recognizer import SURE_MARGIN, Recognizer
+from firmware_interfaces.camera.refine import RefinedOutline
 from firmware_interfaces.camera.scenes import DomainRandomisation, TruthCard, generate_test_set
 
 DECK = "svg-cards"

@@ -1,4 +1,4 @@
-"""Refining a card's outline onto its own border (``finder.refine_outline``) beside the
+"""Refining a card's outline onto its own border (``refine.refine_outline``) beside the
 table's print: a white card over a white slot line has no edge of its own there, and the
 sharpest fall in whiteness is the line's outer edge, square to the slot, not to the card.
 Knowing the empty table, such falls are left out and the sides without an edge are placed
@@ -12,13 +12,8 @@ from cardart import deck_or_skip
 
 from calibration.layout import load_layout
 from calibration.table import calibrate_from_markers
-from firmware_interfaces.camera.finder import (
-    CardFinder,
-    EmptyInPatch,
-    RefinedOutline,
-    learn_empty_table,
-    refine_outline,
-)
+from firmware_interfaces.camera.finder import CardFinder, learn_empty_table
+from firmware_interfaces.camera.refine import EmptyInPatch, RefinedOutline, refine_outline
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
 PX_PER_MM = 2.0

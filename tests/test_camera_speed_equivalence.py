@@ -25,18 +25,16 @@ from firmware_interfaces.camera.finder import (
     COVER_BLUR_MM,
     COVER_STEP,
     FIND_PX_PER_MM,
-    REFINE_SPAN,
     CardFinder,
     _EmptyTable,
     _median_u8,
     _median_u8_columns,
     _middle_pair,
     _rect_steps,
-    _side_bands,
-    _view_side,
     _warp_whiteness,
     learn_empty_table,
 )
+from firmware_interfaces.camera.refine import REFINE_SPAN, _side_bands, _view_side
 from firmware_interfaces.camera.scenes import DomainRandomisation, generate_test_set
 
 

@@ -50,8 +50,8 @@ from firmware_interfaces.camera.finder import (
     CardFinder,
     FoundCard,
     as_bgr,
-    refine_outline,
 )
+from firmware_interfaces.camera.refine import refine_outline
 from firmware_interfaces.camera.smear import (
     LENGTH_TRIES,
     Smear,
