@@ -388,7 +388,8 @@ class CardFinder:
         gain over the bare felt, clipped as the camera clips) as a patch of the frame
         (``to_patch``: frame to patch homography, ``size``: w, h), moved by the camera's shift,
         both as found by the last :meth:`find`; None when calibration kept no empty table.
-        For :func:`refine_outline` (``empty=``): the patch is at :data:`REFINE_PX_PER_MM`."""
+        For :func:`~firmware_interfaces.camera.refine.refine_outline` (``empty=``): the patch is
+        at :data:`~firmware_interfaces.camera.refine.REFINE_PX_PER_MM`."""
         if self._empty_white is None:
             return None
         c = CALIBRATION_PX_PER_MM

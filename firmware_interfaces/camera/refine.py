@@ -80,13 +80,13 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     white slot line shows no edge where it lies over the line, but its other sides give its
     turn). Returns ``corners`` unchanged when more sides have no clear edge.
 
-    ``empty`` (:meth:`CardFinder.empty_in_patch`) gives the empty table's whiteness: at each
-    position, a fall the empty table already had there (at least :data:`REFINE_EMPTY_SHARE`
-    of it, within a millimetre) is left out, and the sharpest of the others taken, for that
-    edge is print (a white card over a white slot line has no edge of its own there, and its
-    sharpest fall is the line's outer edge, square to the slot, not to the card); a side
-    that lost positions so needs its clear edge along :data:`REFINE_SHARE_BESIDE_PRINT` of
-    its length."""
+    ``empty`` (:meth:`~firmware_interfaces.camera.finder.CardFinder.empty_in_patch`) gives
+    the empty table's whiteness: at each position, a fall the empty table already had there
+    (at least :data:`REFINE_EMPTY_SHARE` of it, within a millimetre) is left out, and the
+    sharpest of the others taken, for that edge is print (a white card over a white slot line
+    has no edge of its own there, and its sharpest fall is the line's outer edge, square to the
+    slot, not to the card); a side that lost positions so needs its clear edge along
+    :data:`REFINE_SHARE_BESIDE_PRINT` of its length."""
     p = REFINE_PX_PER_MM
     cw, ch = card_mm
     m = REFINE_REACH_MM + 2.0
