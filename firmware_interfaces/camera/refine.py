@@ -116,8 +116,7 @@ def refine_outline(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float,
     unseen_sides = beside_print = 0
     ys = np.arange(edge - reach, edge + reach + 1)
     for side in range(4):
-        length = (w if side in (0, 2) else h) - 2 * edge
-        xa, xb = edge + int(length * (1 - REFINE_SPAN) / 2), edge + int(length * (1 + REFINE_SPAN) / 2)
+        xa, xb = _span(w if side in (0, 2) else h, edge)
         xs = np.arange(xa, xb)
         # each row of the band: edge - reach - d + its index; columns xa..xb
         band = bands[side]
@@ -218,6 +217,14 @@ def _fall_before(band: np.ndarray, d: int, least: float) -> tuple[np.ndarray, np
 _STRIP_BLUR_REACH = 3
 
 
+def _span(length: int, edge: int) -> tuple[int, int]:
+    """Where along a side ``length`` px long (the patch's width or height, the side's line
+    ``edge`` px in from each end) the refinement looks: [start, end) px, its middle
+    :data:`REFINE_SPAN`, clear of the rounded corners."""
+    inner = length - 2 * edge
+    return edge + int(inner * (1 - REFINE_SPAN) / 2), edge + int(inner * (1 + REFINE_SPAN) / 2)
+
+
 def _side_bands(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int], edge: int,
                 depth: int) -> list[np.ndarray]:
     """Where :func:`refine_outline` looks on each side of a card's patch (``size``: w, h;
@@ -234,8 +241,7 @@ def _side_bands(crop_white: np.ndarray, warp: np.ndarray, size: tuple[int, int],
     # top and bottom strips, then left and right (their near line first, then the far one);
     # said, not told from the lengths: a square patch has both the same
     for length, across, sides, lying in ((w, h, (0, 2), False), (h, w, (3, 1), True)):
-        span = length - 2 * edge
-        a0, a1 = edge + int(span * (1 - REFINE_SPAN) / 2), edge + int(span * (1 + REFINE_SPAN) / 2)
+        a0, a1 = _span(length, edge)
         # two of the sides are seen turned, their span counted from the other end: cover both
         b0, b1 = min(a0, length - a1), max(a1, length - a0)
         c0, c1 = max(b0 - r, 0), min(b1 + r, length)
