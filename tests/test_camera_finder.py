@@ -363,7 +363,6 @@ def test_a_slot_fit_takes_the_cards_own_height_when_the_card_looks_smaller_than_
     assert abs(tall[1]) >= 1.5 and min(tall_sides) < PAPER_CONTRAST
 
 
-
 def _card_across_slot_lines(size: int = 240) -> tuple[np.ndarray, np.ndarray]:
     """A card 61.5 x 88 mm turned 11.6° in a slot printed round the layout's 63 x 88 mm card, in
     brightness over the empty table at CALIBRATION_PX_PER_MM (``size`` px square, the card in
@@ -402,7 +401,7 @@ def test_a_card_turned_across_its_slots_lines_is_fitted_where_it_lies_not_as_the
 
 
 def test_a_fit_asked_to_leave_the_print_out_does_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``CardFinder._fit_rect`` with ``print_unseen`` fits the card of
+    """``CardFinder._fit_rects`` asked to leave the print out fits the card of
     :func:`_card_across_slot_lines` where it lies, without it as the slot's inside; with the
     print not known there is nothing to leave out."""
     tf = _frames(1, seed=3)[0]
@@ -416,17 +415,18 @@ def test_a_fit_asked_to_leave_the_print_out_does_so(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(finder, "_fine_window", fine_window)
     centre = (400.0, 300.0)
+    plain, print_left_out = finder._fit_rects(tf.scene.image, None, centre, 0.0, (False, True))
 
-    def angle(print_unseen: bool) -> float:
-        fitted = finder._fit_rect(tf.scene.image, None, centre, 0.0, print_unseen)
+    def angle(fitted: tuple[float, np.ndarray, tuple[float, float]] | None) -> float:
         assert fitted is not None
         box = fitted[1]
         top = box[np.argsort(box[:, 1])[:2]]
         left, right = top[np.argsort(top[:, 0])]
         return float(np.degrees(np.arctan2(right[1] - left[1], right[0] - left[0])))
 
-    assert abs(abs(angle(True)) - 11.6) <= 2.5
-    assert abs(angle(False)) <= 4.0
+    assert abs(abs(angle(print_left_out)) - 11.6) <= 2.5
+    assert abs(angle(plain)) <= 4.0
+    assert len(seen) == 1  # one window for both fits
     assert seen and seen[0][0] == seen[0][1]
     assert _print_unseen(np.zeros((4, 4), np.uint8), None) is None
 
@@ -439,26 +439,46 @@ def test_the_fits_around_a_card_are_made_with_the_samples_as_they_are_first(monk
     tf = _frames(1, seed=3)[0]
     rec = _recognizer(tf)
     rec.finder.find(tf.scene.image)
-    calls: list[bool] = []
-    plain_fit = CardFinder._fit_rect
+    calls: list[tuple[bool, ...]] = []
+    plain_boxes: list[np.ndarray] = []
+    plain_fits = CardFinder._fit_rects
+    # each start's fits told apart by where they lie: the plain ones where the plain fit puts
+    # them, the others that far moved by 3 mm (another box: both must be kept)
+    moved = np.array([3.0, 3.0])
 
-    def fit_rect(self: CardFinder, frame: np.ndarray, gain: np.ndarray | None, centre: tuple[float, float],
-                 base: float, print_unseen: bool = False) -> tuple[float, np.ndarray, tuple[float, float]] | None:
-        calls.append(print_unseen)
-        fitted = plain_fit(self, frame, gain, centre, base, False)
-        if fitted is None or not print_unseen:
-            return fitted
-        contrast, box, at = fitted
-        return contrast, box + 3.0, (at[0] + 3.0, at[1] + 3.0)  # another box: both must be kept
+    def fit_rects(self: CardFinder, frame: np.ndarray, gain: np.ndarray | None, centre: tuple[float, float],
+                  base: float, ways: tuple[bool, ...]) -> list[tuple[float, np.ndarray, tuple[float, float]] | None]:
+        calls.append(ways)
+        plain = plain_fits(self, frame, gain, centre, base, (False,))[0]
+        if plain is not None:
+            plain_boxes.append(plain[1])
+        fits: list[tuple[float, np.ndarray, tuple[float, float]] | None] = []
+        for print_unseen in ways:
+            if plain is None or not print_unseen:
+                fits.append(plain)
+            else:
+                contrast, box, at = plain
+                fits.append((contrast, box + moved, (at[0] + 3.0, at[1] + 3.0)))
+        return fits
 
-    monkeypatch.setattr(CardFinder, "_fit_rect", fit_rect)
+    monkeypatch.setattr(CardFinder, "_fit_rects", fit_rects)
     card = tf.scene.cards[0]
     corners = np.array(card.corners, np.float32)
     slot = rec.layout.slot_at(*rec.finder.to_table(corners.mean(axis=0)))
     fits = rec.finder.fit_cards(tf.scene.image, corners, slot)
     starts = 2 if slot is not None else 1
-    assert calls == [False] * starts + [True] * starts
-    assert len(fits) >= 2 and np.abs(fits[-1] - fits[0]).max() > 2.0
+    assert calls == [(False, True)] * starts
+    # the plain fits as fit_cards keeps them: two starts that settle on one card give one
+    distinct: list[np.ndarray] = []
+    for b in (np.sort(b, axis=0) for b in plain_boxes):
+        if not any(np.abs(b - d).max() < 1.0 for d in distinct):
+            distinct.append(b)
+    assert distinct and len(fits) == 2 * len(distinct)
+    # every plain fit before every other (outlines back on the table, corners in any order)
+    on_table = [np.sort(cv2.perspectiveTransform(f.reshape(-1, 1, 2).astype(np.float64),
+                                                 rec.finder._to_table).reshape(-1, 2), axis=0) for f in fits]
+    assert all(any(np.abs(t - d).max() < 0.05 for d in distinct) for t in on_table[:len(distinct)])
+    assert all(any(np.abs(t - (d + moved)).max() < 0.05 for d in distinct) for t in on_table[len(distinct):])
 
 
 def test_an_empty_slots_printed_lines_are_no_paper_to_fit_a_card_to(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1064,11 +1064,12 @@ class CardFinder:
             around.append((slot.centre, 90.0 if slot.w > slot.h else 0.0))
         out: list[np.ndarray] = []
         boxes: list[np.ndarray] = []
-        # the plain fits first, as they were before the others were added (session 57); the
-        # others only where the print is known (else they are the plain fits over again)
+        # the others only where the print is known (else they are the plain fits over again)
         ways = (False, True) if self._fine_printed is not None else (False,)
-        for print_unseen, (centre, base) in product(ways, around):
-            fitted = self._fit_rect(frame, gain, centre, base, print_unseen)
+        per_start = [self._fit_rects(frame, gain, centre, base, ways) for centre, base in around]
+        # the plain fits first, as they were before the others were added (session 57)
+        for way, fits in product(range(len(ways)), per_start):
+            fitted = fits[way]
             # both searches often settle on the same card: it is read once
             box = None if fitted is None else np.sort(fitted[1], axis=0)  # corners in any order
             if fitted is not None and box is not None and not any(np.abs(box - b).max() < 1.0 for b in boxes):
@@ -1078,13 +1079,20 @@ class CardFinder:
         return out
 
     def _fit_rect(
-        self, frame: np.ndarray, gain: np.ndarray | None, centre_mm: tuple[float, float], base: float,
-        print_unseen: bool = False,
+        self, frame: np.ndarray, gain: np.ndarray | None, centre_mm: tuple[float, float], base: float
     ) -> tuple[float, np.ndarray, tuple[float, float]] | None:
         """(border contrast, box in mm, centre in mm) of the card-sized rectangle fitted around
-        ``centre_mm`` and ``base`` degrees (see :meth:`_fit_in_slot`), or None. ``print_unseen``:
-        the sides' outside samples on the empty table's print are no evidence of felt
-        (:func:`_print_unseen`; for :meth:`fit_cards` alone)."""
+        ``centre_mm`` and ``base`` degrees (see :meth:`_fit_in_slot`), or None."""
+        return self._fit_rects(frame, gain, centre_mm, base, (False,))[0]
+
+    def _fit_rects(
+        self, frame: np.ndarray, gain: np.ndarray | None, centre_mm: tuple[float, float], base: float,
+        ways: tuple[bool, ...],
+    ) -> list[tuple[float, np.ndarray, tuple[float, float]] | None]:
+        """:meth:`_fit_rect`'s fit once per entry of ``ways``, all in one window of the table:
+        with every sample as it is (False), or with the sides' outside samples on the empty
+        table's print taken as no evidence of felt (True, :func:`_print_unseen`; for
+        :meth:`fit_cards` alone)."""
         cw, ch = self.layout.card_mm
         sx, sy = centre_mm
         # every hypothesis with its outside samples: the card's half diagonal, the search's
@@ -1095,19 +1103,24 @@ class CardFinder:
         size = int(np.ceil(2 * reach * c)) + 1
         fine, printed = self._fine_window(frame, gain, x0, y0, (size, size))
         at = (sx - x0 / c, sy - y0 / c)  # the centre in mm from the window's corner
-        outside = _print_unseen(fine, printed) if print_unseen else None
-        best, best_sides = best_rect(fine, at, base, (cw, ch), c, outside)
-        ordered = np.sort(best_sides)
-        if ordered[1] < PAPER_CONTRAST or ordered[0] < -FOURTH_SIDE_DROP:
-            return None
-        dx, dy, a, k, kh = (float(v) for v in best)
-        box_at = cv2.boxPoints(((at[0] + dx, at[1] + dy), (cw * k, ch * kh), base + a)).astype(np.float64)
-        contrast = self._edge_contrast(fine, box_at * c, printed)
-        if contrast < PAPER_CONTRAST:
-            return None
-        centre = (sx + dx, sy + dy)
-        box_mm = cv2.boxPoints((centre, (cw * k, ch * kh), base + a)).astype(np.float64)
-        return contrast, box_mm, (float(centre[0]), float(centre[1]))
+        fits: list[tuple[float, np.ndarray, tuple[float, float]] | None] = []
+        for print_unseen in ways:
+            outside = _print_unseen(fine, printed) if print_unseen else None
+            best, best_sides = best_rect(fine, at, base, (cw, ch), c, outside)
+            ordered = np.sort(best_sides)
+            if ordered[1] < PAPER_CONTRAST or ordered[0] < -FOURTH_SIDE_DROP:
+                fits.append(None)
+                continue
+            dx, dy, a, k, kh = (float(v) for v in best)
+            box_at = cv2.boxPoints(((at[0] + dx, at[1] + dy), (cw * k, ch * kh), base + a)).astype(np.float64)
+            contrast = self._edge_contrast(fine, box_at * c, printed)
+            if contrast < PAPER_CONTRAST:
+                fits.append(None)
+                continue
+            centre = (sx + dx, sy + dy)
+            box_mm = cv2.boxPoints((centre, (cw * k, ch * kh), base + a)).astype(np.float64)
+            fits.append((contrast, box_mm, (float(centre[0]), float(centre[1]))))
+        return fits
 
     def _fine_window(
         self, frame: np.ndarray, gain: np.ndarray | None, x0: int, y0: int, size: tuple[int, int]
