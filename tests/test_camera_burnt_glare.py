@@ -374,6 +374,22 @@ def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours
     assert rec.calibration.templates.index_lead(six_card, "4D", "6D") <= INDEX_LEAD
 
 
+def test_only_a_runner_up_with_more_pips_asks_the_index_to_favour_the_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # glare hides pips, it never adds them: a 3H read clearly (7 times past the margin limit)
+    # with 2H, a pip fewer, the runner-up cannot be a 2H that gained a pip, and its small,
+    # blurred index (a dark 720p frame, held-out tigullio) favoured 2H: it was a no-read
+    rec, _, limit, card, m = _clean_read("3D")
+    assert m.code == "3D"
+    monkeypatch.setattr(rec.calibration.templates, "index_lead", lambda *args: -0.05)
+    fewer = replace(m, runner_up="2D", margin=7 * limit)
+    more = replace(m, runner_up="4D", margin=7 * limit)
+    assert rec._passes(fewer, card, limit, set(), set())
+    assert not rec._passes(more, card, limit, set(), set())
+    # both are still pip rivals for the margin: twice the limit against either
+    assert not rec._plausible(replace(fewer, margin=1.5 * limit), limit, set())
+    assert not rec._plausible(replace(more, margin=1.5 * limit), limit, set())
+
+
 def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(monkeypatch: pytest.MonkeyPatch) -> None:
     # a held-out 3S whose middle pip glare burnt white read sure as 2S, runner-up 3S, from a
     # frame shifted 2 px since calibration: no ink was left for the face to explain, but its

@@ -118,11 +118,17 @@ TWIN_LEAD = 0.0
 #: against their suit twin led by 0.196 at least (harness seeds 1, 3, 7, 8 and our 13 sets,
 #: session 55).
 UNSMEARED_TWIN_LEAD = 0.1
-#: A doubtful read whose runner-up is its pip neighbour or has two pips more (:func:`pip_rivals`)
+#: A doubtful read whose runner-up is the same suit with a pip or two more (:func:`pips_hidden`)
 #: must also be the better match of the clearer corner index by this much (NCC): on a held-out
 #: design, a glare spot hid a pip and 5S read as 4S, 8H as 7H (benchmarks/recognition.py, seed
 #: 11); a pool of glare hid a 6D's two middle pips and it read 4D, 1.03 times past the margin
 #: limit, its runner-up 6D, index lead -0.001 (one of the benchmark's timing frames, session 43).
+#: A runner-up with a pip fewer is not asked (session 58): glare cannot add the read's extra
+#: pip, and a held-out tigullio 3H in a dark, blurred 720p frame, aligned and read 7 times past
+#: the limit (runner-up 2H), was a no-read for its small index favouring 2H. 64,000 hard views
+#: of the two held-out designs' pip cards (``calibration.augment``: 55-110 px wide, blur, smear,
+#: glare, veils, shadows, outlines 2.5 % off) read 0 wrong either way, and 1,142 more right
+#: reads against a pip fewer passed the tests without the index asked.
 INDEX_LEAD = 0.0
 #: A sure read whose runner-up is the same suit with a pip or two more (:func:`pips_hidden`)
 #: must have its clearer corner index lead the runner-up by more than this (NCC, the
@@ -271,8 +277,8 @@ class Recognizer:
         to a card is read: it must be clear, lie about as near its card as 97 % of the held-out
         views did (:data:`NEAR_SLACK`; a misaligned view can be read wrong at a clear margin,
         but it lies far), be twice past the margin limit when the
-        runner-up is its suit twin or its pip rival (:data:`TWIN_MARGIN`; a pip rival's
-        clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
+        runner-up is its suit twin or its pip rival (:data:`TWIN_MARGIN`; against a pip or two
+        more, its clearer corner index must favour it too, :data:`INDEX_LEAD`, and no corner index may
         name another card, unless the read is far past the limit: :data:`INDEX_OVERRULED`),
         look more like its card than like its suit twin (:data:`TWIN_LEAD`; a sure read too),
         leave no ink on the card its face does not explain if it is a pip card
@@ -527,7 +533,7 @@ class Recognizer:
         """Of the finder's own outlines (``reads[1:]``, in the finder's order; ``reads[0]``, the
         refined outline's, was not taken: not sure, or not confirmed), the first read that is
         sure (:meth:`_sure`), taken only if it also passes a doubtful read's tests
-        (:meth:`_passes`: no outline read another code clearly, a pip rival's index favours
+        (:meth:`_passes`: no outline read another code clearly, against a pip or two more the index favours
         it, the templates give its rank, its face explains the card's ink; the nudged views'
         test is not made, there are none; ``clear_elsewhere``: the codes some outline reads
         clearly); else None. Other masks cut a card differently: one took in a printed line beside the
@@ -623,7 +629,7 @@ class Recognizer:
         nothing darker than paper lies where the face is blank (:func:`print_lost`: a hand
         over the card's middle, both its indexes clear, is no veil), and the read passes the
         tests that need no margin: more like its card than its suit twin, no index hidden,
-        the templates' own read of the same rank, a pip rival's index leading, its face
+        the templates' own read of the same rank, the index leading a runner-up with a pip or two more, its face
         explaining the card's ink, no outline reading another code clearly. From the first of
         ``reads`` (aligned outlines first) that does; None otherwise. See
         :data:`AGREEING_INDEX_SHARE` for what was measured."""
@@ -645,7 +651,7 @@ class Recognizer:
             if print_lost(card, face[::-1, ::-1] if m.flipped else face) > VEIL_PRINT_LOST:
                 continue
             if not (same_rank(templates.best_code(card), m.code)
-                    and (not pip_rivals(m.code, m.runner_up)
+                    and (not pips_hidden(m.code, m.runner_up)
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and self._ink_explained(m, card)):
                 continue
@@ -738,7 +744,7 @@ class Recognizer:
         clearly a corner index must name another code to veto it."""
         templates = self.calibration.templates
         model = templates.model
-        rivals = pip_rivals(m.code, m.runner_up)
+        rivals = pips_hidden(m.code, m.runner_up)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
@@ -1397,9 +1403,11 @@ def pips_hidden(a: str, b: str) -> bool:
 
 
 def pip_rivals(a: str, b: str) -> bool:
-    """Whether a read of ``a`` whose runner-up is ``b`` may be a face that lost pips to glare
-    (:func:`pip_neighbours`, :func:`two_pips_hidden`): the read must be twice past the margin
-    limit (:data:`TWIN_MARGIN`) and the clearer corner index favour it (:data:`INDEX_LEAD`)."""
+    """Whether ``a`` and a runner-up ``b`` are pip rivals: one pip apart (:func:`pip_neighbours`)
+    or ``b`` with two pips more (:func:`two_pips_hidden`). A read against its pip rival must be
+    twice past the margin limit (:data:`TWIN_MARGIN`); where ``b`` has the more pips
+    (:func:`pips_hidden`: ``a`` may be ``b``'s face that lost pips to glare), the clearer corner
+    index must favour it too (:data:`INDEX_LEAD`)."""
     return pip_neighbours(a, b) or two_pips_hidden(a, b)
 
 
