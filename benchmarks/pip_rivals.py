@@ -46,7 +46,14 @@ from calibration.deck_model import _for_views  # noqa: E402
 from calibration.layout import load_layout  # noqa: E402
 from calibration.templates import CardTemplates  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, load_deck  # noqa: E402
-from firmware_interfaces.camera.recognizer import INDEX_LEAD, PIPS, Recognizer, pip_neighbours, pips_hidden  # noqa: E402
+from firmware_interfaces.camera.recognizer import (  # noqa: E402
+    INDEX_LEAD,
+    PIPS,
+    Recognizer,
+    _beyond_index_doubt,
+    pip_neighbours,
+    pips_hidden,
+)
 from firmware_interfaces.camera.scenes import Degradation, generate_test_set  # noqa: E402
 
 #: Views harder than the scenes' usual: small, blurred, smeared, glared and veiled cards.
@@ -77,7 +84,9 @@ def measure(rec: Recognizer, views: int, seed: int, name: str = "") -> dict[str,
                 continue
             if m.code == code:
                 right += 1
-                right_index_against += templates.index_lead(view, m.code, m.runner_up) <= INDEX_LEAD
+                # as the rule before session 58 asked it: not of a read beyond its indexes' doubt
+                right_index_against += (not _beyond_index_doubt(model, m, limit)
+                                        and templates.index_lead(view, m.code, m.runner_up) <= INDEX_LEAD)
             else:
                 wrong += 1
                 wrong_reads.append(f"{code}->{m.code} (runner-up {m.runner_up}) at {m.margin / limit:.2f} x limit")

@@ -375,9 +375,9 @@ def test_a_read_whose_runner_up_has_two_pips_more_is_asked_what_a_pip_neighbours
 
 
 def test_only_a_runner_up_with_more_pips_asks_the_index_to_favour_the_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    # glare hides pips, it never adds them: a 3H read clearly (7 times past the margin limit)
-    # with 2H, a pip fewer, the runner-up cannot be a 2H that gained a pip, and its small,
-    # blurred index (a dark 720p frame, held-out tigullio) favoured 2H: it was a no-read
+    # glare hides pips, it never adds them: a held-out tigullio 3H read clearly (7 times past
+    # the margin limit) with 2H, a pip fewer, the runner-up cannot be a 2H that gained a pip, and
+    # its small, blurred index (a dark 720p frame) favoured 2H: it was a no-read (here a 3D)
     rec, _, limit, card, m = _clean_read("3D")
     assert m.code == "3D"
     monkeypatch.setattr(rec.calibration.templates, "index_lead", lambda *args: -0.05)

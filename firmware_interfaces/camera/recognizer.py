@@ -99,7 +99,9 @@ SIDES = 4
 NEAR_SLACK = 1.25
 #: A second look whose runner-up is its suit twin (7C and 7S, 7H and 7D) must be this many
 #: times past the margin limit: those pairs are what a misaligned, smeared view confuses. So must
-#: one whose runner-up is a pip rival (:func:`pip_rivals`): glare hides pips.
+#: one whose runner-up is a pip rival (:func:`pip_rivals`): glare hides pips, and against a pip
+#: fewer blur confuses too (a tuned-on svg-cards 5C, blurred, read 5S at 1.04 times the limit with
+#: 4S the runner-up: ``benchmarks/pip_rivals.py``, session 58).
 TWIN_MARGIN = 2.0
 #: Every read must look more like its card than like that card's suit twin by this much, on
 #: the pair's own discriminant (``ModelReading.twin_lead``; held-out views of the card score a
@@ -747,13 +749,13 @@ class Recognizer:
         clearly a corner index must name another code to veto it."""
         templates = self.calibration.templates
         model = templates.model
-        rivals = pips_hidden(m.code, m.runner_up)
+        more_pips = pips_hidden(m.code, m.runner_up)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
                     and (beyond_doubt or not model.index_names_another(m, veto_margin))
                     and not _index_covered(model, m, card)
                     and same_rank(templates.best_code(card), m.code)
-                    and (not rivals or beyond_doubt
+                    and (not more_pips or beyond_doubt
                          or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and (beyond_doubt or self._no_pips_hidden(m, card))
                     and self._ink_explained(m, card) and self._face_shows(m, card))
@@ -765,7 +767,7 @@ class Recognizer:
         held-out tigullio 5S, its middle pip under a glare spot, read 4S with 4C the runner-up
         (2.06 times past the margin limit), its index favouring 5S by 0.034 (a read beyond its
         indexes' doubt, :data:`INDEX_OVERRULED`, is not asked). Two pips more are
-        not asked here (a pip rival runner-up is, :data:`INDEX_LEAD`): a tuned-on tigullio 5H,
+        not asked here (a runner-up with a pip or two more is, :data:`INDEX_LEAD`): a tuned-on tigullio 5H,
         70 % burnt and read right, had an index favouring 7H by 0.015, noise at that size
         (session 55). True for court cards, tens and cards not burnt."""
         if m.code[0] not in PIPS[:-1] or burnt_out(card, GLARE_SHARE) is None:
