@@ -29,8 +29,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -39,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from recognition import GAMES, TUNED_ON, _recognizer, calibrate_like_a_studio, progress  # noqa: E402
+from recognition import GAMES, _recognizer, progress, views_benchmark  # noqa: E402
 
 from calibration.augment import ViewRanges, random_view  # noqa: E402
 from calibration.deck_model import _for_views  # noqa: E402
 from calibration.layout import load_layout  # noqa: E402
 from calibration.templates import CardTemplates  # noqa: E402
-from firmware_interfaces.camera.deck_art import CODES, load_deck  # noqa: E402
+from firmware_interfaces.camera.deck_art import CODES, DeckArt  # noqa: E402
 from firmware_interfaces.camera.recognizer import (  # noqa: E402
     INDEX_LEAD,
     PIPS,
@@ -96,25 +94,15 @@ def measure(rec: Recognizer, views: int, seed: int, name: str = "") -> dict[str,
             "right_an_index_lead_would_turn_away": right_index_against, "wrong_reads": wrong_reads}
 
 
+def _measured(name: str, deck: DeckArt, templates: CardTemplates, views: int, seed: int) -> dict[str, object]:
+    # a table to hold the recogniser; the views are read on their own
+    frame = generate_test_set(deck, [load_layout(GAMES[0])], 1, seed=seed, degradation=Degradation.mild())[0]
+    return measure(_recognizer(frame, templates), views, seed, name)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="comma-separated deck designs")
-    parser.add_argument("--views", type=int, default=800, help="views of every pip card (default 800)")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
-    args = parser.parse_args(argv)
-    out: dict[str, object] = {"ranges": asdict(HARD), "seed": args.seed, "decks": {}}
-    for name in args.decks.split(","):
-        progress(f"{name}: calibrating")
-        deck = load_deck(name)
-        templates, _, _ = calibrate_like_a_studio(deck)
-        assert isinstance(templates, CardTemplates)
-        # a table to hold the recogniser; the views are read on their own
-        frame = generate_test_set(deck, [load_layout(GAMES[0])], 1, seed=args.seed, degradation=Degradation.mild())[0]
-        result = measure(_recognizer(frame, templates), args.views, args.seed, name)
-        out["decks"][name] = {"tuned_on": name in TUNED_ON, **result}  # type: ignore[index]
-    print(json.dumps(out, indent=2))
-    return 0
+    return views_benchmark(__doc__.split("\n\n")[0], argv, DEFAULT_DECKS, 800, 11, "views of every pip card",
+                           {"ranges": asdict(HARD)}, _measured)
 
 
 if __name__ == "__main__":

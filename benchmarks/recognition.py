@@ -74,7 +74,7 @@ import numpy as np  # noqa: E402
 from calibration.layout import Layout, load_layout  # noqa: E402
 from calibration.store import Calibration  # noqa: E402
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
-from calibration.templates import build_templates, load_face_images  # noqa: E402
+from calibration.templates import CardTemplates, build_templates, load_face_images  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
 from firmware_interfaces.camera.finder import learn_empty_table  # noqa: E402
 from firmware_interfaces.camera.perturbations import PERTURBATIONS, perturbation  # noqa: E402
@@ -155,6 +155,35 @@ def calibrate_like_a_studio(deck: DeckArt) -> tuple[object, float, float]:
                 del os.environ["TABLE_CONTROLLER_CACHE"]
             else:
                 os.environ["TABLE_CONTROLLER_CACHE"] = before
+
+
+#: What a views benchmark measures of one deck design: (design name, its art, its templates as a
+#: studio calibrates them, views of every card, seed) -> figures.
+ViewsMeasure = Callable[[str, DeckArt, CardTemplates, int, int], dict[str, object]]
+
+
+def views_benchmark(description: str, argv: list[str] | None, default_decks: tuple[str, ...], views: int,
+                    seed: int, views_help: str, header: dict[str, object], measure: ViewsMeasure) -> int:
+    """The ``main`` of a benchmark that reads views of cards per deck design (``suit_twins``,
+    ``veiled_indexes``, ``pip_rivals``): its options (``--decks``, ``--views``, ``--seed``,
+    ``--json``), each design calibrated as a studio would (:func:`calibrate_like_a_studio`) and
+    measured, and one JSON object on stdout: ``header``, the seed, and per design whether it
+    was tuned on and its figures."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--decks", default=",".join(default_decks), help="comma-separated deck designs")
+    parser.add_argument("--views", type=int, default=views, help=f"{views_help} (default {views})")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
+    args = parser.parse_args(argv)
+    decks: dict[str, object] = {}
+    for name in args.decks.split(","):
+        progress(f"{name}: calibrating")
+        deck = load_deck(name)
+        templates, _, _ = calibrate_like_a_studio(deck)
+        assert isinstance(templates, CardTemplates)
+        decks[name] = {"tuned_on": name in TUNED_ON, **measure(name, deck, templates, args.views, args.seed)}
+    print(json.dumps({**header, "seed": args.seed, "decks": decks}, indent=2))
+    return 0
 
 
 def _size(tf: GeneratedFrame) -> str:

@@ -29,8 +29,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -38,12 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from recognition import TUNED_ON, calibrate_like_a_studio, progress  # noqa: E402
+from recognition import progress, views_benchmark  # noqa: E402
 
 from calibration.augment import ViewRanges, random_view  # noqa: E402
 from calibration.deck_model import _for_views  # noqa: E402
 from calibration.templates import CardTemplates  # noqa: E402
-from firmware_interfaces.camera.deck_art import CODES, load_deck  # noqa: E402
+from firmware_interfaces.camera.deck_art import CODES  # noqa: E402
 from firmware_interfaces.camera.recognizer import (  # noqa: E402
     NEAR_SLACK,
     TWIN_LEAD,
@@ -94,21 +92,9 @@ def measure(templates: CardTemplates, views: int, seed: int, name: str = "") -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="comma-separated deck designs")
-    parser.add_argument("--views", type=int, default=200, help="views of every card (default 200)")
-    parser.add_argument("--seed", type=int, default=21)
-    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
-    args = parser.parse_args(argv)
-    out: dict[str, object] = {"ranges": SMEARED.__dict__, "twin_lead": TWIN_LEAD, "seed": args.seed, "decks": {}}
-    for name in args.decks.split(","):
-        progress(f"{name}: calibrating")
-        templates, _, _ = calibrate_like_a_studio(load_deck(name))
-        assert isinstance(templates, CardTemplates)
-        result = measure(templates, args.views, args.seed, name)
-        out["decks"][name] = {"tuned_on": name in TUNED_ON, **result}  # type: ignore[index]
-    print(json.dumps(out, indent=2))
-    return 0
+    return views_benchmark(__doc__.split("\n\n")[0], argv, DEFAULT_DECKS, 200, 21, "views of every card",
+                           {"ranges": SMEARED.__dict__, "twin_lead": TWIN_LEAD},
+                           lambda name, _deck, templates, views, seed: measure(templates, views, seed, name))
 
 
 if __name__ == "__main__":

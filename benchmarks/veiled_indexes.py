@@ -28,8 +28,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 from dataclasses import asdict  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -38,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from recognition import GAMES, TUNED_ON, calibrate_like_a_studio, progress  # noqa: E402
+from recognition import GAMES, progress, views_benchmark  # noqa: E402
 
 from calibration.augment import ViewRanges, random_view  # noqa: E402
 from calibration.deck_model import _for_views  # noqa: E402
@@ -108,23 +106,9 @@ def measure(templates: CardTemplates, views: int, seed: int, name: str = "") -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="comma-separated deck designs")
-    parser.add_argument("--views", type=int, default=400, help="views of every card (default 400)")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--json", action="store_true", help="accepted for symmetry: the output is always JSON")
-    args = parser.parse_args(argv)
-    out: dict[str, object] = {
-        "ranges": asdict(VEILED), "share_in_use": recognizer_module.AGREEING_INDEX_SHARE,
-        "seed": args.seed, "decks": {}}
-    for name in args.decks.split(","):
-        progress(f"{name}: calibrating")
-        templates, _, _ = calibrate_like_a_studio(load_deck(name))
-        assert isinstance(templates, CardTemplates)
-        out["decks"][name] = {"tuned_on": name in TUNED_ON,  # type: ignore[index]
-                              **measure(templates, args.views, args.seed, name)}
-    print(json.dumps(out, indent=2))
-    return 0
+    return views_benchmark(__doc__.split("\n\n")[0], argv, DEFAULT_DECKS, 400, 11, "views of every card",
+                           {"ranges": asdict(VEILED), "share_in_use": recognizer_module.AGREEING_INDEX_SHARE},
+                           lambda name, _deck, templates, views, seed: measure(templates, views, seed, name))
 
 
 if __name__ == "__main__":
