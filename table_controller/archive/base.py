@@ -21,6 +21,15 @@ from table_controller.replay_client import ReplaySlice
 GENESIS_HASH = "0" * 64
 
 
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    auth, host = rest.rsplit("@", 1)
+    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
+
+
 class ArchiveError(TableError):
     """The archive cannot be opened or written, or a slice does not continue a table's chain."""
 

@@ -112,6 +112,12 @@ class ArchiveFollower:
         if self._raised.pop((table, kind), None) is not None:
             log.warning("archive: table %s: %s is over", table, kind)
 
+    def store_was_down(self, text: str) -> None:
+        """Keep the alert of a store outage that is already over (it did not answer when the
+        follower started): the same ``archive-down`` alert a turn raises, and its end."""
+        self._alert("*", "archive-down", text)
+        self._clear("*", "archive-down")
+
     def catch_up(self, source: TableSource) -> CatchUp:
         """One turn on one table: up to :data:`SLICES_PER_TURN` slices."""
         added, table_seq = 0, None
@@ -201,10 +207,19 @@ class ArchiveFollower:
             self._write_alerts()  # the store answered this turn (it may not have at its start)
         return turns
 
-    def run(self, stop: threading.Event, poll: float = 0.5) -> None:
-        """Turn on every table every ``poll`` seconds until ``stop`` is set."""
+    def run(self, stop: threading.Event, poll: float = 0.5,
+            on_turn: Callable[[CatchUp], None] | None = None) -> None:
+        """Turn on every table every ``poll`` seconds until ``stop`` is set; ``on_turn`` is
+        given each table's turn that archived something or found a problem."""
         while not stop.is_set():
             turns = self.catch_up_all()
+            if on_turn is not None:
+                for t in turns:
+                    if t.added or t.problem is not None:
+                        try:
+                            on_turn(t)
+                        except Exception:  # a report that cannot be given (a closed pipe) is no fault of the archive
+                            log.exception("archive: the turn on %s could not be reported", t.table)
             if any(t.table_seq is not None and t.table_seq > t.archived_seq for t in turns if t.problem is None):
                 continue  # a table still has more: no pause
             stop.wait(poll)

@@ -30,6 +30,7 @@ from table_controller.archive.base import (
     ArchiveError,
     ArchiveUnavailable,
     check_continues,
+    redact,
     slice_rows,
 )
 from table_controller.journal.store import JournalRecord
@@ -83,15 +84,6 @@ COLUMNS = "tbl, seq, ts, type, round, body, hash, archived_at"
 T = TypeVar("T")
 
 
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    auth, host = rest.rsplit("@", 1)
-    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
-
-
 class PostgresArchive:
     """The studio archive on a PostgreSQL server (``postgresql://user@host:port/db``).
 
@@ -122,6 +114,12 @@ class PostgresArchive:
             raise self._failure("cannot open", e) from e
 
     def _open_pool(self) -> ConnectionPool[Any]:
+        # one plain connection first: a server that is down refuses it at once, with the reason
+        # (the pool would only say "pool initialization incomplete" after its timeout)
+        try:
+            psycopg.connect(self.url, connect_timeout=max(1, round(self._timeout))).close()
+        except psycopg.Error as e:
+            raise self._failure("cannot open", e) from e
         # no check on each checkout (a round trip per query): a connection a restarted server
         # broke fails its first query, the pool discards it, and _with_connection tries once more
         pool: ConnectionPool[Any] = ConnectionPool(self.url, min_size=1, max_size=self._pool_size,
@@ -153,10 +151,9 @@ class PostgresArchive:
                 return True
             if self._closed:
                 return False
-            try:  # one plain connection first: a server still down refuses it at once
-                psycopg.connect(self.url, connect_timeout=max(1, round(self._timeout))).close()
+            try:  # (a server still down refuses _open_pool's first connection at once)
                 fresh = self._open_pool()
-            except (psycopg.Error, ArchiveError):
+            except ArchiveError:
                 return False
             self._pool = fresh
         finally:

@@ -54,7 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="folder of the tables' public keys, named table-<TABLE>.key")
     follow.add_argument("--poll", type=float, default=0.5, help="seconds between turns (default 0.5)")
     follow.add_argument("--once", action="store_true", help="catch every table up once, then exit")
-    follow.add_argument("--json", action="store_true", help="print each turn's result as JSON lines")
+    follow.add_argument("--json", action="store_true",
+                        help="print each turn's result as JSON lines (without --once: each turn that archived "
+                             "something or found a problem)")
+    follow.add_argument("--wait-for-db", type=float, metavar="SECONDS",
+                        help="at start, wait up to this long for an archive server that does not answer yet "
+                             "(restarting, booting), trying again with a growing pause and logging each try; "
+                             "'inf' waits for ever (default: for ever, or 0 with --once)")
     follow.set_defaults(func=run_follow)
     status = sub.add_parser("status", help="every archived table's last seq, and the alerts",
                             description="What the archive holds: per table the last seq and hash, "
@@ -84,19 +90,30 @@ def _sources(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
 
 
 def run_follow(args: argparse.Namespace) -> int:
-    from table_controller.archive import ArchiveFollower, open_archive
+    import math
+
+    from table_controller.archive import ArchiveFollower
+    from table_controller.archive.backends import ArchiveOpener
 
     sources = _sources(args)
-    with open_archive(args.db) as archive:
+    stop = StopFlag()
+    if not args.once:
+        stop_on_signals(stop)  # before the wait for the store: a stop then exits 0 at once
+    patience = args.wait_for_db if args.wait_for_db is not None else (0.0 if args.once else math.inf)
+    opener = ArchiveOpener(args.db, patience, stop=stop)
+    opened = opener.open()
+    if opened is None:
+        return 0  # stopped while waiting for the store
+    with opened as archive:
         follower = ArchiveFollower(archive, sources)
+        if opener.outage is not None:
+            follower.store_was_down(f"the archive did not answer at start for {opener.waited:.0f} s: {opener.outage}")
         if args.once:
             turns = follower.catch_up_all()
             for t in turns:
                 _print_turn(t, args.json)
             return 0 if all(t.problem is None for t in turns) else 1
-        stop = StopFlag()
-        stop_on_signals(stop)
-        follower.run(stop, args.poll)
+        follower.run(stop, args.poll, on_turn=lambda t: _print_turn(t, args.json))
     return 0
 
 

@@ -225,6 +225,7 @@ def run_segments(args: argparse.Namespace) -> int:
 def run_prune(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from table_controller.archive.base import redact
     from table_controller.errors import TableError
     from table_controller.journal.prune import archive_confirmation, compress_closed, prune_archived
 
@@ -240,7 +241,7 @@ def run_prune(args: argparse.Namespace) -> int:
         if args.archive:
             confirm, close = archive_confirmation(args.archive)
             try:
-                pruned = prune_archived(args.journal, confirm, confirmed_by=_redacted(args.archive),
+                pruned = prune_archived(args.journal, confirm, confirmed_by=redact(args.archive),
                                         keep=args.keep, progress=progress)
             finally:
                 close()
@@ -255,20 +256,6 @@ def run_prune(args: argparse.Namespace) -> int:
     else:
         print(f"{len(report['pruned'])} segments pruned, {len(report['compressed'])} compressed")
     return 0
-
-
-def _redacted(location: str) -> str:
-    """An archive location fit to be written down: a URL without its password."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    if "://" not in location:
-        return location
-    parts = urlsplit(location)
-    if parts.password is None:
-        return location
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 # -- evidence ----------------------------------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
-from typing import Any
 
 from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import ConfigError
@@ -26,9 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _archive_arg(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8090, help="port (default 8090)")
-    serve.add_argument("--wait-for-db", type=float, default=60.0, metavar="SECONDS",
-                       help="at start, wait this long for an archive server that does not answer yet "
-                            "(restarting, booting) before giving up (default 60)")
+    serve.add_argument("--wait-for-db", type=float, default=math.inf, metavar="SECONDS",
+                       help="at start, wait up to this long for an archive server that does not answer yet "
+                            "(restarting, booting), trying again with a growing pause and logging each try; "
+                            "0 gives up at once (default: for ever)")
     serve.add_argument("--evidence", action="append", default=[], metavar="TABLE=DIR",
                        help="a table's pictures folder (its journal's .evidence folder, shared or copied), "
                             "served at /v1/tables/TABLE/evidence/<sha256>.jpg (repeat)")
@@ -83,6 +84,8 @@ def _archive_arg(parser: argparse.ArgumentParser) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from table_controller.archive.backends import ArchiveOpener
+    from table_controller.cli.archive_cmd import open_existing
     from table_controller.studio.app import create_app
 
     folders = {}
@@ -91,29 +94,12 @@ def run_serve(args: argparse.Namespace) -> int:
         if not sep or not table or not folder:
             raise ConfigError(f"--evidence {spec!r}: write TABLE=DIR, e.g. T01=/srv/evidence/T01")
         folders[table] = Path(folder)
-    with _open_when_up(args.db, args.wait_for_db) as archive:
+    opened = ArchiveOpener(args.db, args.wait_for_db, opener=open_existing).open()
+    if opened is None:
+        return 0
+    with opened as archive:
         uvicorn.run(create_app(archive, folders), host=args.host, port=args.port, log_level="warning")
     return 0
-
-
-def _open_when_up(location: str, patience: float) -> Any:
-    """The archive, once its server answers: a server restarting or still booting is waited
-    for (``patience`` seconds), so the API does not die of a store that comes back."""
-    import logging
-    import time
-
-    from table_controller.archive.base import ArchiveUnavailable
-    from table_controller.cli.archive_cmd import open_existing
-
-    deadline = time.monotonic() + patience
-    while True:
-        try:
-            return open_existing(location)
-        except ArchiveUnavailable as e:
-            if time.monotonic() >= deadline:
-                raise
-            logging.getLogger(__name__).warning("studio: %s; trying again in 2 s", e)
-            time.sleep(2.0)
 
 
 def run_key(args: argparse.Namespace) -> int:
