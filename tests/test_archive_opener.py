@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ import pytest
 from archive_helpers import LiveTable
 
 from table_controller.archive.backends import ArchiveOpener
-from table_controller.archive.base import ArchiveError, ArchiveUnavailable
+from table_controller.archive.base import ArchiveError, ArchiveUnavailable, redact
 from table_controller.cli.stop_signals import StopFlag
 from table_controller.soak.postgres_server import PostgresServer, PostgresUnavailable
 
@@ -152,3 +153,54 @@ def test_the_follower_started_with_its_server_down_archives_once_it_is_up(table:
     assert turns[-1]["archived_seq"] == table.journal.last_seq and turns[-1]["problem"] is None
     assert [k for k, _ in alerts] == ["archive-down"]
     assert "did not answer at start" in alerts[0][1] and "connection" in alerts[0][1]
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as s:  # a port nothing listens on (bound, then let go)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"postgresql://studio@127.0.0.1:{port}/archive"
+
+
+@pytest.mark.parametrize("command", [["studio", "serve", "--port", "0"],
+                                     ["archive", "follow", "--table", "T01=tcp://127.0.0.1:9"]])
+def test_a_stop_while_a_service_waits_for_its_store_exits_0(command: list[str]) -> None:
+    service = subprocess.Popen([sys.executable, "-m", "table_controller", *command[:2], "--db", _closed_port_url(),
+                                *command[2:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err: list[str] = []
+    reader = _reader(service.stderr, err)
+    try:
+        deadline = time.monotonic() + 30
+        while not any("trying again" in line for line in err):
+            assert service.poll() is None, "".join(err)
+            assert time.monotonic() < deadline, "".join(err)
+            time.sleep(0.1)
+        service.send_signal(signal.SIGTERM)
+        assert service.wait(10) == 0, "".join(err)
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+        reader.join(5)
+
+
+def test_a_store_that_refuses_the_location_for_good_is_not_waited_for(postgres_server: PostgresServer) -> None:
+    """A server that answers but has no such database (or role, or password) is a wrong
+    location: waiting will not mend it, so the service says so and exits at once."""
+    url = postgres_server.url("no_such_archive")
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "table_controller", "archive", "follow", "--db", url,
+                           "--table", "T01=tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "does not exist" in done.stderr and "trying again" not in done.stderr
+    assert time.monotonic() - began < 30
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://tc:s3cret@db:5432/studio", "postgresql://tc@db:5432/studio"),
+    ("postgresql://tc:p@ss@db/studio?application_name=a@b", "postgresql://tc@db/studio?application_name=a@b"),
+    ("postgresql://db/studio?x=a@b", "postgresql://db/studio?x=a@b"),
+    ("studio.sqlite", "studio.sqlite"),
+])
+def test_a_location_is_shown_without_its_password(url: str, shown: str) -> None:
+    assert redact(url) == shown

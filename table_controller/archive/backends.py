@@ -91,7 +91,7 @@ class ArchiveOpener:
                 if left <= 0:
                     raise
                 pause = min(pause, left)
-                log.warning("%s; trying again in %.0f s", e, pause)
+                log.warning("%s; trying again in %.1f s", e, pause)
                 if self.stop is not None:
                     if self.stop.wait(pause):
                         return None

@@ -22,12 +22,17 @@ GENESIS_HASH = "0" * 64
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    if "@" not in url or "://" not in url:
+    """The URL without its password, for messages and records (``user:pw@host`` -> ``user@host``;
+    only the part before the path is looked at, so an ``@`` in the query is kept)."""
+    if "://" not in url:
         return url
     scheme, rest = url.split("://", 1)
-    auth, host = rest.rsplit("@", 1)
-    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
+    cut = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
+    netloc, tail = rest[:cut], rest[cut:]
+    if "@" not in netloc:
+        return url
+    auth, host = netloc.rsplit("@", 1)
+    return f"{scheme}://{auth.split(':', 1)[0]}@{host}{tail}"
 
 
 class ArchiveError(TableError):

@@ -214,12 +214,13 @@ class ArchiveFollower:
         while not stop.is_set():
             turns = self.catch_up_all()
             if on_turn is not None:
-                for t in turns:
-                    if t.added or t.problem is not None:
-                        try:
+                try:
+                    for t in turns:
+                        if t.added or t.problem is not None:
                             on_turn(t)
-                        except Exception:  # a report that cannot be given (a closed pipe) is no fault of the archive
-                            log.exception("archive: the turn on %s could not be reported", t.table)
+                except Exception:  # a report that cannot be given (a closed pipe) is no fault of the archive
+                    log.exception("archive: turns can no longer be reported; archiving goes on without")
+                    on_turn = None
             if any(t.table_seq is not None and t.table_seq > t.archived_seq for t in turns if t.problem is None):
                 continue  # a table still has more: no pause
             stop.wait(poll)

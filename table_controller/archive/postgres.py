@@ -80,6 +80,11 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     )),
 )
 
+#: What libpq says when the server answered and waiting will not help: the credentials, the
+#: role, the database or an option of the location is wrong (these come without an SQLSTATE,
+#: so by their words). A server that is down, starting up or full is waited for instead.
+REFUSED_FOR_GOOD = ("password authentication failed", "no pg_hba.conf entry", "does not exist", "invalid ")
+
 COLUMNS = "tbl, seq, ts, type, round, body, hash, archived_at"
 T = TypeVar("T")
 
@@ -163,8 +168,11 @@ class PostgresArchive:
 
     def _failure(self, doing: str, e: Exception) -> ArchiveError:
         """The error to raise for a failed call: :class:`ArchiveUnavailable` when the server
-        cannot be reached (no connection in time, a connection lost), else :class:`ArchiveError`."""
-        down = isinstance(e, PoolTimeout | psycopg.OperationalError | psycopg.InterfaceError)
+        cannot be reached (no connection in time, a connection lost, a server starting up),
+        else :class:`ArchiveError`, which a service does not wait out: among them a server
+        that answers but refuses this location for good (:data:`REFUSED_FOR_GOOD`)."""
+        down = isinstance(e, PoolTimeout | psycopg.OperationalError | psycopg.InterfaceError) \
+            and not any(words in str(e) for words in REFUSED_FOR_GOOD)
         return (ArchiveUnavailable if down else ArchiveError)(f"archive {self._where}: {doing}: {e}")
 
     def _with_connection(self, doing: str, work: Callable[[psycopg.Connection[Any]], T]) -> T:

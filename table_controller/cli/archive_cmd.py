@@ -17,6 +17,17 @@ DB_HELP = ("the archive: a SQLite file's path, or postgresql://USER@HOST:PORT/DB
            "PGPASSWORD or ~/.pgpass, not the command line)")
 
 
+def patience_seconds(text: str) -> float:
+    """A ``--wait-for-db`` value: seconds, 0 or more, ``inf`` for ever (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds (0 or more), or 'inf'") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds (0 or more), or 'inf'")
+    return value
+
+
 def open_existing(location: str) -> Archive:
     """Open an archive that must already exist (a SQLite path that is not a file is refused,
     rather than created empty)."""
@@ -57,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     follow.add_argument("--json", action="store_true",
                         help="print each turn's result as JSON lines (without --once: each turn that archived "
                              "something or found a problem)")
-    follow.add_argument("--wait-for-db", type=float, metavar="SECONDS",
+    follow.add_argument("--wait-for-db", type=patience_seconds, metavar="SECONDS",
                         help="at start, wait up to this long for an archive server that does not answer yet "
                              "(restarting, booting), trying again with a growing pause and logging each try; "
                              "'inf' waits for ever (default: for ever, or 0 with --once)")
@@ -97,8 +108,7 @@ def run_follow(args: argparse.Namespace) -> int:
 
     sources = _sources(args)
     stop = StopFlag()
-    if not args.once:
-        stop_on_signals(stop)  # before the wait for the store: a stop then exits 0 at once
+    stop_on_signals(stop)  # before the wait for the store: a stop then exits 0 at once
     patience = args.wait_for_db if args.wait_for_db is not None else (0.0 if args.once else math.inf)
     opener = ArchiveOpener(args.db, patience, stop=stop)
     opened = opener.open()
@@ -113,7 +123,7 @@ def run_follow(args: argparse.Namespace) -> int:
             for t in turns:
                 _print_turn(t, args.json)
             return 0 if all(t.problem is None for t in turns) else 1
-        follower.run(stop, args.poll, on_turn=lambda t: _print_turn(t, args.json))
+        follower.run(stop, args.poll, on_turn=(lambda t: _print_turn(t, True)) if args.json else None)
     return 0
 
 

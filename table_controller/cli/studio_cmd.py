@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+from table_controller.cli.archive_cmd import patience_seconds
 from table_controller.cli.stop_signals import StopFlag, stop_on_signals
 from table_controller.errors import ConfigError
 
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _archive_arg(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8090, help="port (default 8090)")
-    serve.add_argument("--wait-for-db", type=float, default=math.inf, metavar="SECONDS",
+    serve.add_argument("--wait-for-db", type=patience_seconds, default=math.inf, metavar="SECONDS",
                        help="at start, wait up to this long for an archive server that does not answer yet "
                             "(restarting, booting), trying again with a growing pause and logging each try; "
                             "0 gives up at once (default: for ever)")
@@ -94,9 +95,11 @@ def run_serve(args: argparse.Namespace) -> int:
         if not sep or not table or not folder:
             raise ConfigError(f"--evidence {spec!r}: write TABLE=DIR, e.g. T01=/srv/evidence/T01")
         folders[table] = Path(folder)
-    opened = ArchiveOpener(args.db, args.wait_for_db, opener=open_existing).open()
+    stop = StopFlag()
+    stop_on_signals(stop)  # during the wait for the store (uvicorn installs its own while it serves)
+    opened = ArchiveOpener(args.db, args.wait_for_db, opener=open_existing, stop=stop).open()
     if opened is None:
-        return 0
+        return 0  # stopped while waiting for the store
     with opened as archive:
         uvicorn.run(create_app(archive, folders), host=args.host, port=args.port, log_level="warning")
     return 0
