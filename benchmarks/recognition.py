@@ -34,7 +34,9 @@ there fails the accuracy target too);
 the wall clock median is reported beside it, and the median of each frame's
 least time over :data:`TIMED_REPEATS` reads (``ms_median_best_of_3``: the same
 work, less of a shared machine's noise; the target is judged on the single
-reads). Beside each size's figures,
+reads); ``machine`` says how fast the machine was at the run's start and end
+(:func:`machine_reference`): timings of two runs compare only as far as those do.
+Beside each size's figures,
 ``still_table_stream``: the CPU ms per frame of 30-frame streams of a still
 6-card table (fresh sensor noise and JPEG each frame), where the recogniser
 reuses its last full read while nothing moved (``firmware_interfaces.camera.change``),
@@ -132,6 +134,26 @@ def art_problems(deck: DeckArt) -> list[str]:
         problems.append(f"{len(odd)} face(s) are not card-shaped (height/width outside {CARD_ASPECT}): "
                         f"{' '.join(odd[:8])}")
     return problems
+
+
+def machine_reference() -> dict[str, float]:
+    """How fast this machine is at this moment, to set the timings beside: thread CPU of a fixed
+    Python loop (5 M additions) and the median thread CPU of a 720p frame warped to a 900 x 500
+    top-down view (the finder's first step). The same code has timed 20-30 % apart on two
+    machines of one kind, and up to 20 % apart from hour to hour on one (docs/camera.md)."""
+    c0 = time.thread_time()
+    total = 0
+    for k in range(5_000_000):
+        total += k
+    loop_s = time.thread_time() - c0
+    frame = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    tilt = np.array([[0.7, 0.05, -20.0], [0.0, 0.72, -40.0], [0.0, 0.0001, 1.0]])
+    warps = []
+    for _ in range(50):
+        c0 = time.thread_time()
+        cv2.warpPerspective(frame, tilt, (900, 500), flags=cv2.INTER_LINEAR)
+        warps.append(time.thread_time() - c0)
+    return {"python_loop_5m_s": round(loop_s, 3), "warp_720p_ms": round(float(np.median(warps)) * 1000, 3)}
 
 
 def calibrate_like_a_studio(deck: DeckArt) -> tuple[object, float, float]:
@@ -560,6 +582,7 @@ def main() -> int:
         "frame_sizes": ["1280x720", "1920x1080"] if args.hard else ["1280x720"], "cores": 1,
         "seed": args.seed, "targets": TARGETS, "tuned_on": list(TUNED_ON),
     }
+    machine = {"at_start": machine_reference()}
     decks: dict[str, object] = {}
     skipped: dict[str, object] = {}
     for name in names:
@@ -581,6 +604,8 @@ def main() -> int:
         print(f"{name}: read rate {result['read_rate']}, wrong {result['wrong_reads']}, "
               f"phantom {result['phantom_cards']}; extra timing frames: wrong {extra['wrong_reads']}, "  # type: ignore[index]
               f"phantom {extra['phantom_cards']}", file=sys.stderr)  # type: ignore[index]
+    machine["at_end"] = machine_reference()
+    out["machine"] = machine
     out["decks"] = decks
     out["skipped_decks"] = skipped
     held_out = [d for d in decks.values() if d["design"] == "held-out"]  # type: ignore[index]
