@@ -59,9 +59,10 @@ class ArchiveOpener:
     A refusal that says the store cannot be reached (:class:`ArchiveUnavailable`) is
     logged and tried again after a pause that doubles up to :data:`MAX_PAUSE` seconds,
     for up to ``patience`` seconds (``inf``: for ever) or until ``stop`` is set. Any other
-    :class:`ArchiveError` (a schema from the future, a file that is not an archive) is
-    raised at once: waiting does not mend it. After a wait, :attr:`outage` says why it
-    had to wait and :attr:`waited` for how long, for the caller's alert.
+    :class:`ArchiveError` (a server that refuses the location for good, a schema from the
+    future, a file that is not an archive) is raised at once: waiting does not mend it.
+    After a wait, :attr:`outage` says why it had to wait and :attr:`waited` for how long,
+    for the caller's alert.
     """
 
     #: The longest pause between two tries, seconds.
