@@ -79,6 +79,7 @@ from calibration.table import CalibrationError, calibrate_from_markers  # noqa: 
 from calibration.templates import CardTemplates, build_templates, load_face_images  # noqa: E402
 from firmware_interfaces.camera.deck_art import CODES, DeckArt, available_decks, load_deck  # noqa: E402
 from firmware_interfaces.camera.finder import learn_empty_table  # noqa: E402
+from firmware_interfaces.camera.losses import CAUSES, loss_cause  # noqa: E402
 from firmware_interfaces.camera.perturbations import PERTURBATIONS, perturbation  # noqa: E402
 from firmware_interfaces.camera.recognizer import CardReading, Recognizer  # noqa: E402
 from firmware_interfaces.camera.scenes import (  # noqa: E402
@@ -342,6 +343,18 @@ def _hand_stream_timing(scenes: list[GeneratedFrame], templates: object) -> dict
             "ms_p95": round(float(np.percentile(ms, 95)), 2), "codes_no_reader_may_give": wrong}
 
 
+def _losses(tf: GeneratedFrame, rec: Recognizer, readings: list[CardReading], label: str) -> list[dict[str, object]]:
+    """Each nameable card of ``tf`` left unread or unfound by ``rec`` (its ``readings``), with
+    why (``losses.loss_cause``: the card's print, the finder's outline, or the reader's tests)."""
+    out: list[dict[str, object]] = []
+    outcomes, _ = match(tf.scene.cards, readings)
+    for card, outcome, _reading in outcomes:
+        if outcome in ("no_read", "missed") and card.code is not None:
+            out.append({"frame": label, "code": card.code, "slot": card.slot, "outcome": outcome,
+                        **loss_cause(tf.scene.image, card, rec).to_dict()})
+    return out
+
+
 def scene_set(deck: DeckArt, layouts: list[Layout], frames: int, seed: int, hard: bool,
               size: tuple[int, int] | None = None, special: bool = False,
               burnt_glare: float = 0.0, first: int = 0) -> list[GeneratedFrame]:
@@ -401,6 +414,7 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
     plane_failures: list[str] = []
     six_cards: dict[str, list[GeneratedFrame]] = {}
     plain_reads: dict[int, list[tuple[str, str]]] = {}
+    losses: list[dict[str, object]] = []
     t_gen = time.perf_counter()
     frames_set = scene_set(deck, layouts, frames, seed, hard, burnt_glare=burnt_glare)
     gen_s = time.perf_counter() - t_gen
@@ -427,6 +441,7 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
             timed[_size(tf)][2].append(_best_of(partial(_recognizer, tf, templates), tf.scene.image, ms))
             six_cards.setdefault(_size(tf), []).append(tf)
         score.add(tf.scene.cards, readings, f"{name}#{i}", conditions=tf.scene.meta.get("conditions"))
+        losses += _losses(tf, rec, readings, f"{name}#{i}")
         plain_reads[i] = _read_keys(readings)
     timing: dict[str, dict[str, object]] = {}
     # the extra frames timed are read in full too: scored apart (a wrong read there is one)
@@ -476,6 +491,8 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
     if callable(self_test):
         result["self_test_accuracy"] = self_test(trials=2)["accuracy"]
     result["examples_of_errors"] = score.errors[:8]
+    result["lost_by_cause"] = {cause: sum(1 for loss in losses if loss["cause"] == cause) for cause in CAUSES}
+    result["losses"] = losses
     extra_tally = extra_score.to_dict()
     kept = ("cards", "read_correctly", "correct_no_read", "read_rate", "no_reads", "missed", "wrong_reads",
             "phantom_cards")
