@@ -17,6 +17,7 @@ from calibration.table import calibrate_from_markers
 from firmware_interfaces.camera.finder import (
     CALIBRATION_PX_PER_MM,
     FIND_PX_PER_MM,
+    SAME_CARD_MM,
     WINDOW_MM,
     CardFinder,
     learn_empty_table,
@@ -137,3 +138,20 @@ def test_with_and_without_the_second_pass_no_card_is_read_wrong_and_the_second_p
             assert codes <= {t.code for t in tf.scene.cards}
             reads.append(codes)
         assert reads[0] <= reads[1]
+
+
+def test_the_search_with_the_print_kept_in_finds_each_card_and_no_empty_slot() -> None:
+    tf = _fair_frames()[0]
+    coarse = _finder(tf, FIND_PX_PER_MM)
+    card = tf.scene.cards[0]
+    assert coarse.cards_over_print(tf.scene.image, card.centre_mm) == []  # no search of the frame yet
+    coarse.find(tf.scene.image)
+    for t in tf.scene.cards:
+        outlines = coarse.cards_over_print(tf.scene.image, t.centre_mm)
+        assert any(_near(o, np.array(t.corners), 10) for o in outlines), t.code
+        for o in outlines:
+            x, y = coarse.to_table(o.mean(axis=0))
+            assert np.hypot(x - t.centre_mm[0], y - t.centre_mm[1]) < SAME_CARD_MM
+    # an empty slot's lines, kept in, are no card: their border does not step out of the empty table
+    coarse.find(tf.empty)
+    assert all(coarse.cards_over_print(tf.empty, slot.centre) == [] for slot in tf.layout.slots)

@@ -686,3 +686,24 @@ def test_a_read_judged_again_on_another_card_or_limit_is_judged_afresh(monkeypat
     rec.recognize(cv2.resize(frame, (1280, 720)))
     judged.clear()
     assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 2
+
+
+def test_a_card_no_route_reads_is_read_from_an_outline_cut_with_the_print_kept_in(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card over its slot's white lines, its paper like theirs, loses the masks where it lies
+    # over them (session 60): the last alignment starts from outlines cut out with the print in
+    rec = _recognizer()
+    frame = np.full((260, 600, 3), (40, 90, 30), np.uint8)
+    w, h = CARD_SIZE
+    frame[_LEFT[1] : _LEFT[1] + h, _LEFT[0] : _LEFT[0] + w] = (templates_for(DECK).faces["7H"] * 0.9).astype(np.uint8)
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.7)
+    on, off = _outline(_LEFT), _outline((330, 40))  # the found outline on bare felt
+    asked: list[tuple[float, float]] = []
+    monkeypatch.setattr(rec.finder, "fit_cards", lambda *a: [])
+    monkeypatch.setattr(rec.finder, "card_shaped", lambda corners: True)
+    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre: asked.append(centre) or [on])
+    code, _, corners = rec._read(frame, [off], quick=False)
+    assert code == "7H" and asked
+    assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 3
+    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre: [])
+    assert rec._read(frame, [off], quick=False)[0] is None

@@ -669,9 +669,33 @@ class CardFinder:
                     out.append(card)
         return out
 
+    def cards_over_print(self, frame: np.ndarray, centre_mm: tuple[float, float]) -> list[np.ndarray]:
+        """Image outlines of the cards the masks cut out around ``centre_mm`` with the table's
+        print kept in (searched as :meth:`find_near` searches, after a :meth:`find` of the same
+        frame): where a card lies over its slot's white lines and its paper looks like them, the
+        print the card covers is not seen as covered, the masks lose the card where it lies over
+        the lines, and its outline follows the slot's, not the card's (a held-out 2D turned 12
+        degrees across its slot's lines, session 60). Best border first."""
+        if self.surroundings is None:
+            return []
+        s = self._px_per_mm
+        tw, th = self._size
+        half = round(WINDOW_MM * s / 2)
+        cx, cy = centre_mm
+        x0, y0 = max(0, round(cx * s) - half), max(0, round(cy * s) - half)
+        x1, y1 = min(tw, round(cx * s) + half), min(th, round(cy * s) + half)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return []
+        out = []
+        for card, centre in self._window_cards(frame, (x0, y0, x1, y1), self.surroundings, print_kept=True):
+            if np.hypot(centre[0] - cx, centre[1] - cy) < SAME_CARD_MM:
+                out += card.outlines
+        return out
+
     def _window_cards(self, frame: np.ndarray, box: tuple[int, int, int, int],
-                      surroundings: Surroundings) -> list[tuple[FoundCard, tuple[float, float]]]:
-        """:meth:`find_near` in one window (``box``: x0, y0, x1, y1 in px of this finder's view)."""
+                      surroundings: Surroundings, print_kept: bool = False) -> list[tuple[FoundCard, tuple[float, float]]]:
+        """:meth:`find_near` in one window (``box``: x0, y0, x1, y1 in px of this finder's view);
+        ``print_kept``: the masks keep the table's print in (:meth:`cards_over_print`)."""
         x0, y0, x1, y1 = box
         size = (x1 - x0, y1 - y0)
         s = self._px_per_mm
@@ -705,7 +729,8 @@ class CardFinder:
                 local_gain = self._grid_in(surroundings.gain, x0, y0, size)
                 border = brightest_channel(cv2.subtract(now, cv2.multiply(hi, local_gain, dtype=cv2.CV_8U)))
         masks = self._mask_contours(
-            table, white, window_ref, _not_bare_print(window_ref, covered), self._search[y0:y1, x0:x1],
+            table, white, None if print_kept else window_ref,
+            None if print_kept else _not_bare_print(window_ref, covered), self._search[y0:y1, x0:x1],
             self._grid_in(surroundings.felt_white, x0, y0, size), self._grid_in(surroundings.felt, x0, y0, size),
         )
         inside = [

@@ -444,6 +444,15 @@ class Recognizer:
             read = self._aligned_read(frame, self._template_starts(frame, slot, starts), as_read, slot, limit,
                                       clear_elsewhere, tried=aligned, under_glare=glare)
         if read is None:
+            # a card over its slot's white lines, its paper like theirs: outlines cut out with the
+            # print kept in, aligned to the faces they read
+            over_print = []
+            for corners in self.finder.cards_over_print(frame, self.finder.to_table(as_read.mean(axis=0))):
+                mp = model.read(warp_card(frame, corners))
+                over_print.append((_as_read(corners, mp.flipped), mp.code))
+            read = self._aligned_read(frame, over_print, as_read, slot, limit, clear_elsewhere, tried=aligned,
+                                      under_glare=glare)
+        if read is None:
             # the aligned outlines first: they lie on the card's own print
             read = self._index_read(frame, aligned + reads, as_read, clear_elsewhere)
         if read is None:
