@@ -692,8 +692,9 @@ class CardFinder:
                 out += card.outlines
         return out
 
-    def _window_cards(self, frame: np.ndarray, box: tuple[int, int, int, int],
-                      surroundings: Surroundings, print_kept: bool = False) -> list[tuple[FoundCard, tuple[float, float]]]:
+    def _window_cards(
+        self, frame: np.ndarray, box: tuple[int, int, int, int], surroundings: Surroundings, print_kept: bool = False,
+    ) -> list[tuple[FoundCard, tuple[float, float]]]:
         """:meth:`find_near` in one window (``box``: x0, y0, x1, y1 in px of this finder's view);
         ``print_kept``: the masks keep the table's print in (:meth:`cards_over_print`)."""
         x0, y0, x1, y1 = box
