@@ -141,17 +141,26 @@ def test_with_and_without_the_second_pass_no_card_is_read_wrong_and_the_second_p
 
 
 def test_the_search_with_the_print_kept_in_finds_each_card_and_no_empty_slot() -> None:
+    # the baccarat table: every card found again (its cards lie clear of each other)
     tf = _fair_frames()[0]
     coarse = _finder(tf, FIND_PX_PER_MM)
     card = tf.scene.cards[0]
-    assert coarse.cards_over_print(tf.scene.image, card.centre_mm) == []  # no search of the frame yet
+    assert coarse.cards_over_print(tf.scene.image, card.centre_mm, coarse.surroundings) == []  # not searched yet
     coarse.find(tf.scene.image)
     for t in tf.scene.cards:
-        outlines = coarse.cards_over_print(tf.scene.image, t.centre_mm)
+        outlines = coarse.cards_over_print(tf.scene.image, t.centre_mm, coarse.surroundings)
         assert any(_near(o, np.array(t.corners), 10) for o in outlines), t.code
         for o in outlines:
             x, y = coarse.to_table(o.mean(axis=0))
             assert np.hypot(x - t.centre_mm[0], y - t.centre_mm[1]) < SAME_CARD_MM
-    # an empty slot's lines, kept in, are no card: their border does not step out of the empty table
-    coarse.find(tf.empty)
-    assert all(coarse.cards_over_print(tf.empty, slot.centre) == [] for slot in tf.layout.slots)
+    # a frame of another size is not searched
+    assert coarse.cards_over_print(tf.scene.image[:100], card.centre_mm, coarse.surroundings) == []
+    # an empty slot's lines, kept in, are no card: their border does not step out of the empty
+    # table (three-pictures leaves slots empty beside its cards)
+    tf = _fair_frames()[1]
+    coarse = _finder(tf, FIND_PX_PER_MM)
+    coarse.find(tf.scene.image)
+    taken = {t.slot for t in tf.scene.cards}
+    empty = [slot for slot in tf.layout.slots if slot.name not in taken]
+    assert empty
+    assert all(coarse.cards_over_print(tf.scene.image, slot.centre, coarse.surroundings) == [] for slot in empty)

@@ -53,7 +53,9 @@ def test_a_readable_card_the_finder_missed_or_outlined_off_is_lost_by_the_outlin
         monkeypatch: pytest.MonkeyPatch) -> None:
     tf, rec = _table()
     card = tf.scene.cards[0]
+    assert rec.fine_finder is not None
     monkeypatch.setattr(rec.finder, "find", lambda frame: [])
+    monkeypatch.setattr(rec.fine_finder, "find_near", lambda frame, centres, surroundings: [])
     lost = loss_cause(tf.scene.image, card, rec)
     assert (lost.cause, lost.outline_off, lost.truth_read_clear) == ("outline", None, True)
     # an outline a tenth of the card's long side beside it: found, but off
@@ -81,14 +83,35 @@ def test_only_a_nameable_card_can_be_lost() -> None:
         loss_cause(tf.scene.image, hidden, rec)
 
 
-def test_the_nearest_of_several_outlines_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_best_of_the_outlines_near_the_card_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     tf, rec = _table()
     card = tf.scene.cards[0]
+    assert rec.fine_finder is not None
     on = np.asarray(card.corners, np.float64)
     shifted = on + (0.1 * _long_side(card), 0.0)
+    monkeypatch.setattr(rec.fine_finder, "find_near", lambda frame, centres, surroundings: [])
     monkeypatch.setattr(rec.finder, "find", lambda frame: [FoundCard([on]), FoundCard([shifted])])
     lost = loss_cause(tf.scene.image, card, rec)
     assert lost.cause == "reader" and lost.outline_off == pytest.approx(0.0, abs=1e-9)
+    # any of a card's outlines counts, not only its first
+    monkeypatch.setattr(rec.finder, "find", lambda frame: [FoundCard([shifted, on])])
+    assert loss_cause(tf.scene.image, card, rec).cause == "reader"
+
+
+def test_the_finer_search_around_the_card_counts_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the reader of a doubtful card is given the second pass's finer outlines
+    tf, rec = _table()
+    card = tf.scene.cards[0]
+    assert rec.fine_finder is not None
+    on = np.asarray(card.corners, np.float64)
+    shifted = on + (0.1 * _long_side(card), 0.0)
+    asked: list[list[tuple[float, float]]] = []
+    rec.finder.find(tf.scene.image)  # the finer search takes the light this search found
+    monkeypatch.setattr(rec.finder, "find", lambda frame: [FoundCard([shifted])])
+    monkeypatch.setattr(rec.fine_finder, "find_near",
+                        lambda frame, centres, surroundings: asked.append(centres) or [FoundCard([on])])
+    lost = loss_cause(tf.scene.image, card, rec)
+    assert lost.cause == "reader" and asked == [[card.centre_mm]]
 
 
 def test_a_card_read_clearly_as_another_code_on_its_own_outline_is_lost_by_its_print(

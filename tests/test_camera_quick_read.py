@@ -701,9 +701,11 @@ def test_a_card_no_route_reads_is_read_from_an_outline_cut_with_the_print_kept_i
     asked: list[tuple[float, float]] = []
     monkeypatch.setattr(rec.finder, "fit_cards", lambda *a: [])
     monkeypatch.setattr(rec.finder, "card_shaped", lambda corners: True)
-    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre: asked.append(centre) or [on])
+    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre, around: asked.append(centre) or [on])
     code, _, corners = rec._read(frame, [off], quick=False)
     assert code == "7H" and asked
     assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 3
-    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre: [])
+    # asked around the found outline, in mm of the table
+    assert np.hypot(*np.subtract(asked[0], rec.finder.to_table(off.mean(axis=0)))) < 1.0
+    monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre, around: [])
     assert rec._read(frame, [off], quick=False)[0] is None

@@ -669,14 +669,17 @@ class CardFinder:
                     out.append(card)
         return out
 
-    def cards_over_print(self, frame: np.ndarray, centre_mm: tuple[float, float]) -> list[np.ndarray]:
-        """Image outlines of the cards the masks cut out around ``centre_mm`` with the table's
-        print kept in (searched as :meth:`find_near` searches, after a :meth:`find` of the same
-        frame): where a card lies over its slot's white lines and its paper looks like them, the
-        print the card covers is not seen as covered, the masks lose the card where it lies over
-        the lines, and its outline follows the slot's, not the card's (a held-out 2D turned 12
-        degrees across its slot's lines, session 60). Best border first."""
-        if self.surroundings is None:
+    def cards_over_print(self, frame: np.ndarray, centre_mm: tuple[float, float],
+                         surroundings: Surroundings | None) -> list[np.ndarray]:
+        """Image outlines of the cards the masks cut out within :data:`SAME_CARD_MM` of
+        ``centre_mm`` with the table's print kept in, searched as :meth:`find_near` searches (in a
+        window around it, in the light and camera shift of ``surroundings``: those a search of
+        ``frame`` as a whole found). Where a card lies over its slot's white lines and its paper
+        looks like them, the print it covers is not seen as covered, the masks lose the card where
+        it lies over the lines, and its outline follows the slot's inside, not the card's (a
+        held-out 2D turned 12 degrees across its slot's lines, session 60). A card's outlines best
+        border first, card after card; none for a frame of another size."""
+        if surroundings is None or frame.shape[1] != self._mask_size[0] or frame.shape[0] != self._mask_size[1]:
             return []
         s = self._px_per_mm
         tw, th = self._size
@@ -687,7 +690,7 @@ class CardFinder:
         if x1 - x0 < 8 or y1 - y0 < 8:
             return []
         out = []
-        for card, centre in self._window_cards(frame, (x0, y0, x1, y1), self.surroundings, print_kept=True):
+        for card, centre in self._window_cards(frame, (x0, y0, x1, y1), surroundings, print_kept=True):
             if np.hypot(centre[0] - cx, centre[1] - cy) < SAME_CARD_MM:
                 out += card.outlines
         return out

@@ -6,12 +6,16 @@ A nameable card that ends a frame unread or unfound (``scoring.match``: ``no_rea
 * does the deck model read it clearly on its *true* outline (its own code, within the
   model's distance and margin limits)? If not, the card's picture itself is lost (glare
   washed its print, blur or a hand): cause ``print``;
-* if it does, does the finder's nearest outline lie on the card (every corner within
-  :data:`OUTLINE_OFF_SHARE` of the card's long side)? If not (or the finder found nothing
-  there), the outline lost it: cause ``outline``; if it does, the reader's own tests turned a
-  readable card away: cause ``reader``.
+* if it does, does one of the finder's outlines near it lie on the card (every corner within
+  :data:`OUTLINE_OFF_SHARE` of the card's long side)? The outlines asked are those the reader
+  is given: every outline of the search of the whole frame and, where the recogniser has a
+  second pass, of the finer search around the card. If none does (or the finder found nothing
+  there), the outline lost it: cause ``outline``; if one does, the reader's own tests turned
+  a readable card away: cause ``reader``.
 
-So a loss can be traced to the stage that should change. It knows nothing of games.
+``print`` also holds a card the deck model reads clearly as *another* code on its true outline
+(``truth_read`` says which): the model's own confusion, not the finder's. It knows nothing of
+games. Asking changes the recogniser's finders' state (they search the frame again).
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ class LossCause:
     cause: str  # one of CAUSES
     truth_read: str  # the deck model's code on the card's true outline
     truth_read_clear: bool  # ... the card's own code, within the model's limits
-    #: the finder's nearest outline's farthest corner from the true one, as a share of the
-    #: card's long side; None when the finder found nothing near the card
+    #: the best of the finder's outlines near the card: its farthest corner from the true one,
+    #: as a share of the card's long side; None when the finder found nothing near the card
     outline_off: float | None
 
     def to_dict(self) -> dict[str, object]:
@@ -66,12 +70,15 @@ def loss_cause(frame: np.ndarray, card: TruthCard, recognizer: Recognizer) -> Lo
     model = recognizer.calibration.templates.model
     m = model.read(warp_card(frame, truth.astype(np.float32)))
     clear = m.accepted and m.code == card.code
-    sides = np.hypot(*(truth - np.roll(truth, 1, axis=0)).T)
-    long_side = float(sides.max())
+    long_side = max(float(np.hypot(*(truth - np.roll(truth, 1, axis=0)).T).max()), 1.0)
     centre = truth.mean(axis=0)
+    outlines = [o for found in recognizer.finder.find(frame) for o in found.outlines]
+    surroundings = recognizer.finder.surroundings
+    if recognizer.fine_finder is not None and surroundings is not None:
+        near = recognizer.fine_finder.find_near(frame, [card.centre_mm], surroundings)
+        outlines += [o for found in near for o in found.outlines]
     off: float | None = None
-    for found in recognizer.finder.find(frame):
-        outline = found.outlines[0]
+    for outline in outlines:
         if np.hypot(*(outline.mean(axis=0) - centre)) <= NEAR_SHARE * long_side:
             share = corner_distance(outline, truth) / long_side
             off = share if off is None else min(off, share)

@@ -308,8 +308,11 @@ class Recognizer:
         against, or lie a centimetre off), and those fits are aligned as above. Still
         doubtful, the print is looked for on a wider grid around
         the outline (:func:`_spread`) and the view nearest to a card aligned to that card's
-        face; last of the alignments, the layout's card in ``slot`` is aligned to the faces
-        the templates rank likeliest there (:meth:`_template_starts`). Where a view of the card
+        face; then the layout's card in ``slot`` is aligned to the faces the templates rank
+        likeliest there (:meth:`_template_starts`); last of the alignments, outlines the finder
+        cuts out around the card with the table's print kept in (``CardFinder.cards_over_print``:
+        a card over its slot's white lines, its paper like theirs), each to the face it reads as
+        (those are not used for the index reads below). Where a view of the card
         shows a burnt-out highlight, a start that does not align is aligned again under glare
         (:func:`align_under_glare`; an outline placed on the print glare left alone is not read
         whole). A card glare has burnt out in part is then read from one corner index alone
@@ -445,13 +448,14 @@ class Recognizer:
                                       clear_elsewhere, tried=aligned, under_glare=glare)
         if read is None:
             # a card over its slot's white lines, its paper like theirs: outlines cut out with the
-            # print kept in, aligned to the faces they read
+            # print kept in (in the light the search of this frame found), aligned to the faces they
+            # read; not kept for the index reads below, which no such outline was measured for
             over_print = []
-            for corners in self.finder.cards_over_print(frame, self.finder.to_table(as_read.mean(axis=0))):
+            centre = self.finder.to_table(as_read.mean(axis=0))
+            for corners in self.finder.cards_over_print(frame, centre, self.finder.surroundings):
                 mp = model.read(warp_card(frame, corners))
                 over_print.append((_as_read(corners, mp.flipped), mp.code))
-            read = self._aligned_read(frame, over_print, as_read, slot, limit, clear_elsewhere, tried=aligned,
-                                      under_glare=glare)
+            read = self._aligned_read(frame, over_print, as_read, slot, limit, clear_elsewhere, under_glare=glare)
         if read is None:
             # the aligned outlines first: they lie on the card's own print
             read = self._index_read(frame, aligned + reads, as_read, clear_elsewhere)
@@ -461,8 +465,8 @@ class Recognizer:
 
     def _template_starts(self, frame: np.ndarray, slot: Slot,
                          tried: list[tuple[np.ndarray, str]]) -> list[tuple[np.ndarray, str]]:
-        """Last starts for the alignment: the layout's card in ``slot`` with the faces the
-        templates rank likeliest there (:data:`TEMPLATE_FACES`,
+        """The alignment's starts before the last (the print-kept outlines): the layout's card
+        in ``slot`` with the faces the templates rank likeliest there (:data:`TEMPLATE_FACES`,
         :meth:`calibration.templates.CardTemplates.likeliest`), each the way up they rank it,
         but for a face already ``tried`` from that outline the same way up. The deck model
         reads a view several millimetres off as almost anything (a KC over its slot's white
