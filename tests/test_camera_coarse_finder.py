@@ -153,8 +153,13 @@ def test_the_search_with_the_print_kept_in_finds_each_card_and_no_empty_slot() -
         for o in outlines:
             x, y = coarse.to_table(o.mean(axis=0))
             assert np.hypot(x - t.centre_mm[0], y - t.centre_mm[1]) < SAME_CARD_MM
-    # a frame of another size is not searched
-    assert coarse.cards_over_print(tf.scene.image[:100], card.centre_mm, coarse.surroundings) == []
+    # only cards within SAME_CARD_MM of the point asked: none 30 mm from a card's centre, though
+    # the card lies whole in the window searched around that point
+    beside = (card.centre_mm[0], card.centre_mm[1] + 30.0)
+    assert coarse.cards_over_print(tf.scene.image, beside, coarse.surroundings) == []
+    # a frame of another size is not searched (its cards where they were, a strip more below)
+    taller = np.pad(tf.scene.image, ((0, 8), (0, 0), (0, 0)))
+    assert coarse.cards_over_print(taller, card.centre_mm, coarse.surroundings) == []
     # an empty slot's lines, kept in, are no card: their border does not step out of the empty
     # table (three-pictures leaves slots empty beside its cards)
     tf = _fair_frames()[1]
