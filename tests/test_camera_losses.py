@@ -83,12 +83,18 @@ def test_only_a_nameable_card_can_be_lost() -> None:
         loss_cause(tf.scene.image, hidden, rec)
 
 
-def test_the_best_of_the_outlines_near_the_card_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+def _card_on_and_beside() -> tuple[GeneratedFrame, Recognizer, TruthCard, np.ndarray, np.ndarray]:
+    """The table, its recogniser (with a second pass), its first card, the card's true outline
+    and that outline a tenth of its long side to the right."""
     tf, rec = _table()
     card = tf.scene.cards[0]
     assert rec.fine_finder is not None
     on = np.asarray(card.corners, np.float64)
-    shifted = on + (0.1 * _long_side(card), 0.0)
+    return tf, rec, card, on, on + (0.1 * _long_side(card), 0.0)
+
+
+def test_the_best_of_the_outlines_near_the_card_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    tf, rec, card, on, shifted = _card_on_and_beside()
     monkeypatch.setattr(rec.fine_finder, "find_near", lambda frame, centres, surroundings: [])
     monkeypatch.setattr(rec.finder, "find", lambda frame: [FoundCard([on]), FoundCard([shifted])])
     lost = loss_cause(tf.scene.image, card, rec)
@@ -100,11 +106,7 @@ def test_the_best_of_the_outlines_near_the_card_counts(monkeypatch: pytest.Monke
 
 def test_the_finer_search_around_the_card_counts_too(monkeypatch: pytest.MonkeyPatch) -> None:
     # the reader of a doubtful card is given the second pass's finer outlines
-    tf, rec = _table()
-    card = tf.scene.cards[0]
-    assert rec.fine_finder is not None
-    on = np.asarray(card.corners, np.float64)
-    shifted = on + (0.1 * _long_side(card), 0.0)
+    tf, rec, card, on, shifted = _card_on_and_beside()
     asked: list[list[tuple[float, float]]] = []
     rec.finder.find(tf.scene.image)  # the finer search takes the light this search found
     monkeypatch.setattr(rec.finder, "find", lambda frame: [FoundCard([shifted])])
