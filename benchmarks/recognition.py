@@ -28,8 +28,8 @@ was developed against) or "held-out"; the accuracy targets are for held-out
 designs. Timing is on one core: OpenCV and BLAS are limited to one thread and
 the ms are the thread's CPU time of ``Recognizer.recognize`` (so other work on a
 shared machine does not inflate them) by a fresh recogniser built from the scene's table
-calibration (made once a scene, as ``calibrate table`` is once a table, not again before
-each read), on frames with 6 cards, per frame size
+calibration (made once a scene, as ``calibrate table`` is once a table: the first read
+follows it, the best-of repeats do not calibrate again), on frames with 6 cards, per frame size
 (at least :data:`MIN_TIMED_FRAMES`: the scored ones, then extra ones, whose reads are
 counted apart in ``extra_timing_frames``: not in the read rate, but a wrong read or a phantom
 there fails the accuracy target too);
@@ -440,8 +440,10 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
             plane_failures.append(f"{name}#{i}: {e}")
             continue
         # the table is calibrated once, as a studio's is; each read is timed by a recogniser
-        # built from that calibration (calibrating again just before each read cost it 8 % on a
-        # cache the calibration had flushed: a table calibrates once, then reads frame on frame)
+        # built from that calibration. The first (judged) read follows the calibration, as a
+        # table's first frame does; the best-of repeats are not calibrated again (that cost each
+        # 8 % in a cache the calibration had just flushed, which a table reading frame after
+        # frame does not pay)
         rec = Recognizer(calibration, tf.layout)
         readings, ms, wall = _timed_read(rec, tf.scene.image)
         ms_all.append(ms)
