@@ -27,9 +27,7 @@ Each deck design is "tuned-on" (in :data:`TUNED_ON`, the designs the recogniser
 was developed against) or "held-out"; the accuracy targets are for held-out
 designs. Timing is on one core: OpenCV and BLAS are limited to one thread and
 the ms are the thread's CPU time of ``Recognizer.recognize`` (so other work on a
-shared machine does not inflate them) by a fresh recogniser built from the scene's table
-calibration (made once a scene, as ``calibrate table`` is once a table: the first read
-follows it, the best-of repeats do not calibrate again), on frames with 6 cards, per frame size
+shared machine does not inflate them), on frames with 6 cards, per frame size
 (at least :data:`MIN_TIMED_FRAMES`: the scored ones, then extra ones, whose reads are
 counted apart in ``extra_timing_frames``: not in the read rate, but a wrong read or a phantom
 there fails the accuracy target too);
@@ -234,17 +232,13 @@ def _best_of(rec_for: Callable[[], Recognizer], image: np.ndarray, first_ms: flo
     return min([first_ms] + [_timed_read(rec_for(), image)[1] for _ in range(TIMED_REPEATS - 1)])
 
 
-def _calibration(tf: GeneratedFrame, templates: object) -> Calibration:
-    """The scene's table calibrated as ``calibrate table`` does it: the plane from the empty
-    frame's markers and the print on the empty felt."""
+def _recognizer(tf: GeneratedFrame, templates: object) -> Recognizer:
+    """Calibrated as ``calibrate table`` does it: the plane from the empty frame's markers and
+    the print on the empty felt."""
     plane = calibrate_from_markers(tf.empty, tf.layout)
     printed, empty_table = learn_empty_table(plane, tf.layout, tf.empty)
-    return Calibration(plane, templates, printed=printed, empty_table=empty_table)  # type: ignore[arg-type]
-
-
-def _recognizer(tf: GeneratedFrame, templates: object) -> Recognizer:
-    """A recogniser for the scene's table, calibrated by :func:`_calibration`."""
-    return Recognizer(_calibration(tf, templates), tf.layout)
+    return Recognizer(Calibration(plane, templates, printed=printed, empty_table=empty_table),  # type: ignore[arg-type]
+                      tf.layout)
 
 
 def _timed_read(rec: Recognizer, image: np.ndarray) -> tuple[list, float, float]:  # type: ignore[type-arg]
@@ -435,22 +429,16 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
     for i, tf in enumerate(frames_set):
         progress(f"{name}: frame {i + 1}/{frames}")
         try:
-            calibration = _calibration(tf, templates)
+            rec = _recognizer(tf, templates)
         except CalibrationError as e:
             plane_failures.append(f"{name}#{i}: {e}")
             continue
-        # the table is calibrated once, as a studio's is; each read is timed by a recogniser
-        # built from that calibration. The first (judged) read follows the calibration, as a
-        # table's first frame does; the best-of repeats are not calibrated again (that cost each
-        # 8 % in a cache the calibration had just flushed, which a table reading frame after
-        # frame does not pay)
-        rec = Recognizer(calibration, tf.layout)
         readings, ms, wall = _timed_read(rec, tf.scene.image)
         ms_all.append(ms)
         if len(tf.scene.cards) == 6 and _size(tf) in timed:
             timed[_size(tf)][0].append(ms)
             timed[_size(tf)][1].append(wall)
-            timed[_size(tf)][2].append(_best_of(partial(Recognizer, calibration, tf.layout), tf.scene.image, ms))
+            timed[_size(tf)][2].append(_best_of(partial(_recognizer, tf, templates), tf.scene.image, ms))
             six_cards.setdefault(_size(tf), []).append(tf)
         score.add(tf.scene.cards, readings, f"{name}#{i}", conditions=tf.scene.meta.get("conditions"))
         losses += _losses(tf, rec, readings, f"{name}#{i}")
@@ -474,13 +462,12 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
                     if len(tf.scene.cards) != 6:
                         continue
                     progress(f"{name}: timing {key} {j + 1} ({len(size_ms) + 1}/{MIN_TIMED_FRAMES})")
-                    t_calibration = _calibration(tf, templates)
-                    t_readings, t_ms, t_wall = _timed_read(Recognizer(t_calibration, tf.layout), tf.scene.image)
+                    t_readings, t_ms, t_wall = _timed_read(_recognizer(tf, templates), tf.scene.image)
                     extra_score.add(tf.scene.cards, t_readings, f"{name}#timing{key}-{j}",
                                     conditions=tf.scene.meta.get("conditions"))
                     size_ms.append(t_ms)
                     size_wall.append(t_wall)
-                    size_best.append(_best_of(partial(Recognizer, t_calibration, tf.layout), tf.scene.image, t_ms))
+                    size_best.append(_best_of(partial(_recognizer, tf, templates), tf.scene.image, t_ms))
                 first += EXTRA_CHUNK
         timing[key] = _timing(size_ms, size_wall, source, size_best)
         progress(f"{name}: still-table streams {key}")
