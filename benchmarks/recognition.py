@@ -462,7 +462,12 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
                     if len(tf.scene.cards) != 6:
                         continue
                     progress(f"{name}: timing {key} {j + 1} ({len(size_ms) + 1}/{MIN_TIMED_FRAMES})")
-                    t_readings, t_ms, t_wall = _timed_read(_recognizer(tf, templates), tf.scene.image)
+                    try:
+                        t_rec = _recognizer(tf, templates)
+                    except CalibrationError as e:  # counted as the scored frames' are, not the end of the run
+                        plane_failures.append(f"{name}#timing{key}-{j}: {e}")
+                        continue
+                    t_readings, t_ms, t_wall = _timed_read(t_rec, tf.scene.image)
                     extra_score.add(tf.scene.cards, t_readings, f"{name}#timing{key}-{j}",
                                     conditions=tf.scene.meta.get("conditions"))
                     size_ms.append(t_ms)
