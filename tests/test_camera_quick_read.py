@@ -149,11 +149,8 @@ def test_a_card_sure_on_the_finders_outline_is_read_there_without_refining_it(
     assert len(refined) == 1 and np.array_equal(refined[0], off)
 
 
-def test_the_finders_outline_is_trusted_only_when_the_corner_indexes_confirm_the_read(
+def test_the_finders_outline_is_trusted_only_when_a_corner_index_confirms_the_read(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """One corner index reading the code past the index model's limits, or both lying nearest to
-    it, each near however unclearly (small indexes at 720p read under the limit): else the same
-    sure read waits for the refined outline."""
     rec = _recognizer()
     model = rec.calibration.templates.model
     frame = _table("7H", "KS")
@@ -177,14 +174,6 @@ def test_the_finders_outline_is_trusted_only_when_the_corner_indexes_confirm_the
 
     monkeypatch.setattr(recognizer, "refine_outline", refine)
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
-    # both indexes nearest the code, unclear: trusted on the finder's own outline
-    assert recognizer._indexes_agree(model, m) and not recognizer._indexes_agree(model, replace(m, indexes=None))
-    assert not recognizer._indexes_agree(model, replace(m, indexes=(other, m.indexes[1])))
-    far = replace(m.indexes[0], distance=2 * model.index.near_distance)  # type: ignore[union-attr]
-    assert not recognizer._indexes_agree(model, replace(m, indexes=(far, m.indexes[1])))
-    assert rec._read(frame, [on], quick=True)[0] == "7H" and not refined
-    # neither: the refined outline
-    monkeypatch.setattr(recognizer, "_indexes_agree", lambda model, m: False)
     assert rec._read(frame, [on], quick=True)[0] == "7H" and len(refined) == 1
 
 
@@ -259,7 +248,6 @@ def test_a_sure_read_on_the_finders_outline_that_the_refinement_moved_must_pass_
     monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kwargs: RefinedOutline(
         np.asarray(moved, np.float64), 2))
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
-    monkeypatch.setattr(recognizer, "_indexes_agree", lambda model, m: False)  # unconfirmed: neither
     monkeypatch.setattr(rec, "_passes", lambda *args, **kwargs: False)
     assert rec._read(frame, [on], quick=True)[0] is None
     # not moved at all: the finder's own outline is the refined one, its sure read stands

@@ -269,8 +269,7 @@ class Recognizer:
 
         A read far past the model's margin limit (:data:`SURE_MARGIN`, :meth:`_sure`) on the
         finder's own outline stands when a corner index reads the same code
-        (:func:`_index_confirms`) or both corner indexes lie nearest to it, each near
-        (:func:`_indexes_agree`). Else the deck model reads the card from that outline
+        (:func:`_index_confirms`). Else the deck model reads the card from that outline
         refined and from the finder's other outlines (other masks cut the card a little
         differently). A sure read on the refined outline stands; on one with sides placed from
         the others or fitted on little beside the table's print (``RefinedOutline``), only when
@@ -330,15 +329,12 @@ class Recognizer:
         m = model.read(found_card)
         found = (m, outlines[0], found_card)
         # whether this read is sure is asked only where the answer is used (it can cost an
-        # index search): here with the indexes confirming it, below where the refinement did not
+        # index search): here with an index confirming it, below where the refinement did not
         # move the outline or found no side, and among the finder's outlines when the refined
         # outline's read is not sure (for most cards the refined read stands and it is never asked)
-        if (_index_confirms(m) or _indexes_agree(model, m)) and self._sure(m, found_card, limit):
-            # sure on the finder's own outline, and a corner index reads the same code, or both
-            # lie nearest to it: the refinement could only confirm it (a design's small indexes
-            # at 720p read under the index model's own margin limit, however well placed: held-out
-            # tigullio's 80 sure reads in 302 were confirmed neither here nor refined, and paid a
-            # refinement and a second read each; docs/camera.md, session 61)
+        if _index_confirms(m) and self._sure(m, found_card, limit):
+            # sure on the finder's own outline, and a corner index reads the same code: the
+            # refinement could only confirm it
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
         refined, placed, unseen, beside_print = refine_outline(frame, outlines[0], self.layout.card_mm,
                                                                empty=self.finder.empty_in_patch)
@@ -545,7 +541,7 @@ class Recognizer:
             return None
         card = warp_card(frame, aligned)
         m = model.read(card)
-        named = _index_confirms(m) or _indexes_agree(model, m)
+        named = _index_confirms(m) or (model.index is not None and _indexes_name(m, model.index.near_distance))
         if named and self._sure(m, card, limit) and self._plausible(m, limit, clear_elsewhere):
             return m.code, _confidence(m.margin, model.min_margin), _as_read(aligned, m.flipped)
         return None
@@ -1336,14 +1332,6 @@ def _index_confirms(m: ModelReading) -> bool:
     off was not safe: the indexes, a little off too, read too unclearly to veto a 5S whose
     middle pip glare hid (read 4S) or a burnt 3S (read 2S) on a held-out design."""
     return m.indexes is not None and any(r.code == m.code and r.accepted for r in m.indexes)
-
-
-def _indexes_agree(model: DeckModel, m: ModelReading) -> bool:
-    """Whether both corner indexes of the card read as ``m`` lie nearest to its code, each as
-    near as 97 % of the index model's held-out views lay to theirs (:func:`_indexes_name`),
-    however unclearly: the two corners and the whole face, read apart, name the same card (a
-    pip glare burnt away leaves the indexes naming the card, not the one with a pip fewer)."""
-    return model.index is not None and _indexes_name(m, model.index.near_distance)
 
 
 def _indexes_name(m: ModelReading, near: float, least_margin: float = 0.0) -> bool:
