@@ -1,6 +1,7 @@
 """The first pass's quick read (``Recognizer._read(quick=True)``): a card is read there only
 when one of its outlines reads it far past the margin limit. The finder's own outline counts
-when a corner index confirms the code (it is then not refined); else the refined one (when
+when a corner index confirms the code, or when the read passes a doubtful read's tests that
+need no more reads (it is then not refined); else the refined one (when
 its sides were placed from the others or lay beside the print, only with an index's
 confirmation); else the finder's other outlines, if the read also passes a doubtful read's
 tests; else the outline that read nearest to a card aligned to that card's face, if sure, near
@@ -174,7 +175,80 @@ def test_the_finders_outline_is_trusted_only_when_a_corner_index_confirms_the_re
 
     monkeypatch.setattr(recognizer, "refine_outline", refine)
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    monkeypatch.setattr(rec, "_plainly_sure", lambda *args: False)
     assert rec._read(frame, [on], quick=True)[0] == "7H" and len(refined) == 1
+
+
+def test_a_sure_read_no_index_confirms_stands_unrefined_when_it_passes_a_doubtful_reads_cheap_tests(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 720p card's small indexes seldom read past the index model's own limit: a sure read on
+    the finder's own outline then stands in the first pass, unrefined, when it passes the
+    doubtful read's tests that need no more reads and its indexes, however unclear, lie
+    nearest to its code (session 62); failing any of them, the outline is refined as before."""
+    rec = _recognizer()
+    frame = _table("7H", "KS")
+    on = _outline(_LEFT)
+    refined: list[np.ndarray] = []
+
+    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
+               **kwargs: object) -> RefinedOutline:
+        refined.append(corners)
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
+
+    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    code, _, corners = rec._read(frame, [on], quick=True)
+    assert code == "7H" and not refined
+    assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 1e-3
+    # a full read (the second pass) still refines it
+    assert rec._read(frame, [on])[0] == "7H" and len(refined) == 1
+    for test in ("_plausible", "_ink_explained", "_no_pips_hidden"):
+        refined.clear()
+        with monkeypatch.context() as failing:
+            failing.setattr(rec, test, lambda *args: False)
+            rec._read(frame, [on], quick=True)
+        assert len(refined) == 1, test
+
+
+def test_a_sure_read_stands_unrefined_only_where_an_index_lies_nearest_to_it_and_none_to_a_pip_more() -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    card = warp_card(_table("7H", "KS"), _outline(_LEFT))
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.code == "7H" and m.indexes is not None
+    assert rec._plainly_sure(m, card, limit)
+    top, bottom = m.indexes
+    assert rec._plainly_sure(replace(m, indexes=(replace(top, code="7D"), bottom)), card, limit)
+    assert not rec._plainly_sure(replace(m, indexes=(replace(top, code="7D"), replace(bottom, code="7D"))),
+                                 card, limit)
+    assert not rec._plainly_sure(replace(m, indexes=None), card, limit)
+    for more in ("8H", "9H"):  # a face that lost a pip or two to glare
+        assert not rec._plainly_sure(replace(m, indexes=(top, replace(bottom, code=more))), card, limit)
+    assert rec._plainly_sure(replace(m, indexes=(top, replace(bottom, code="6H"))), card, limit)
+
+
+def test_a_glared_pip_card_read_as_the_card_with_a_pip_fewer_is_not_taken_unrefined() -> None:
+    """The case the index's confirmation was asked for: a 5S, its middle pip under a glare
+    spot, read 4S on the finder's own outline. Its ink is all a 4S's (the pip is burnt white),
+    but its clearer corner index favours 5S."""
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    w, h = CARD_SIZE
+    glared = _table("5S", "KS")
+    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)
+    card = warp_card(glared, _outline(_LEFT))
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.code == "4S" and m.indexes is not None
+    sure = replace(m, margin=max(m.margin, SURE_MARGIN * limit))
+    # its indexes read 5S: refused on them alone
+    assert any(r.code == "5S" for r in m.indexes) and not rec._plainly_sure(sure, card, limit)
+    # read 4S at both corners too, it is still refused: by the clearer index's lead alone
+    blind = replace(sure, indexes=tuple(replace(r, code="4S") for r in m.indexes))
+    assert rec._plausible(blind, limit, {"4S"}) and rec._ink_explained(blind, card)
+    assert not rec._no_pips_hidden(blind, card)
+    assert not rec._plainly_sure(blind, card, limit)
 
 
 def test_an_outline_the_refinement_cannot_move_is_read_once_and_judged_as_a_refined_one(
@@ -248,6 +322,7 @@ def test_a_sure_read_on_the_finders_outline_that_the_refinement_moved_must_pass_
     monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kwargs: RefinedOutline(
         np.asarray(moved, np.float64), 2))
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
+    monkeypatch.setattr(rec, "_plainly_sure", lambda *args: False)
     monkeypatch.setattr(rec, "_passes", lambda *args, **kwargs: False)
     assert rec._read(frame, [on], quick=True)[0] is None
     # not moved at all: the finder's own outline is the refined one, its sure read stands

@@ -67,7 +67,9 @@ def test_each_card_gets_its_code_slot_and_corners(deck_name: str) -> None:
         got = np.array(r.corners)
         # a pip card reads the same either way up: corners match up to a half turn
         err = min(np.abs(got - truth[r.position]).max(), np.abs(np.roll(got, 2, axis=0) - truth[r.position]).max())
-        assert err < 4.0
+        # the outline the card was read on: the refined one, or the finder's own where the read
+        # was sure there (measured up to 4.8 px off at 720p, a turned card; refined, 2.5)
+        assert err < 5.0
         assert 0.6 <= r.confidence <= 1.0
 
 

@@ -210,6 +210,9 @@ def test_a_smear_measured_short_is_undone_at_the_other_lengths_tried_too(
         return None if smear is None else Smear(0.85 * smear.length_px, smear.angle_deg)
 
     monkeypatch.setattr(recognizer_module, "frame_smear", measured_short)
+    # the first pass refines every outline, as before session 62: with svg-cards seed 5 it then
+    # leaves a card for the smear's lengths (read sure on the finder's outline, it reads them all)
+    monkeypatch.setattr(Recognizer, "_plainly_sure", lambda *args: False)
     monkeypatch.setattr(recognizer_module, "LENGTH_TRIES", (1.0,))
     one_length = [r.code for r in Recognizer(calibration, layout).recognize(image)]
     monkeypatch.setattr(recognizer_module, "LENGTH_TRIES", smear_module.LENGTH_TRIES)

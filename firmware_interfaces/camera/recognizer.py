@@ -269,15 +269,16 @@ class Recognizer:
 
         A read far past the model's margin limit (:data:`SURE_MARGIN`, :meth:`_sure`) on the
         finder's own outline stands when a corner index reads the same code
-        (:func:`_index_confirms`). Else the deck model reads the card from that outline
-        refined and from the finder's other outlines (other masks cut the card a little
-        differently). A sure read on the refined outline stands; on one with sides placed from
-        the others or fitted on little beside the table's print (``RefinedOutline``), only when
-        a corner index confirms it. Where the refinement found no edge at all on a side (not
-        even the print's), or none to move the outline to, the finder's own sure read stands
-        as a refined one (the refined outline is then read once). A sure read on another of
-        the finder's outlines stands if it passes a doubtful read's tests
-        (:meth:`_sure_elsewhere`). Otherwise the card is looked at again around its most
+        (:func:`_index_confirms`), or, in the first pass (``quick``), when it also passes a
+        doubtful read's tests that need no more reads (:meth:`_plainly_sure`). Else the deck
+        model reads the card from that outline refined and from the finder's other outlines
+        (other masks cut the card a little differently). A sure read on the refined outline
+        stands; on one with sides placed from the others or fitted on little beside the table's
+        print (``RefinedOutline``), only when a corner index confirms it. Where the refinement
+        found no edge at all on a side (not even the print's), or none to move the outline to,
+        the finder's own sure read stands as a refined one (the refined outline is then read
+        once). A sure read on another of the finder's outlines stands if it passes a doubtful
+        read's tests (:meth:`_sure_elsewhere`). Otherwise the card is looked at again around its most
         card-like outline, shifted and scaled a little (:func:`_nudged`), and the view nearest
         to a card is read: it must be clear, lie about as near its card as 97 % of the held-out
         views did (:data:`NEAR_SLACK`; a misaligned view can be read wrong at a clear margin,
@@ -335,6 +336,11 @@ class Recognizer:
         if _index_confirms(m) and self._sure(m, found_card, limit):
             # sure on the finder's own outline, and a corner index reads the same code: the
             # refinement could only confirm it
+            return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
+        if quick and self._sure(m, found_card, limit) and self._plainly_sure(m, found_card, limit):
+            # sure there with no corner index past the index model's own limit (a 720p card's
+            # small indexes seldom are), but passing a doubtful read's tests that need no more
+            # reads: the refinement and a second read would confirm it (docs/camera.md, session 62)
             return m.code, _confidence(m.margin, model.min_margin), _as_read(outlines[0], m.flipped)
         refined, placed, unseen, beside_print = refine_outline(frame, outlines[0], self.layout.card_mm,
                                                                empty=self.finder.empty_in_patch)
@@ -514,6 +520,25 @@ class Recognizer:
                     and (not pips_hidden(m.code, m.runner_up)
                          or (self._ink_explained(m, card)
                              and templates.index_lead(card, m.code, m.runner_up) > SURE_INDEX_LEAD)))
+
+    def _plainly_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
+        """Whether a sure read on the finder's own outline (:meth:`_sure`) that no corner index
+        confirms (:func:`_index_confirms`) stands there in the first pass, unrefined: it passes
+        the doubtful read's tests that need no more reads (:meth:`_plausible`: clear, near its
+        card, leading its suit twin; :meth:`_ink_explained`: a pip card's ink all its face's;
+        :meth:`_no_pips_hidden`: under glare, its clearer index favouring it over the card with
+        a pip more), and its corner indexes, read however unclearly, lie nearest to its code at
+        one corner at least and to a card of its suit with a pip or two more at neither
+        (:func:`pips_hidden`: what glare that hid pips leaves). The finder's outline may lie a
+        few px off the card; the reads it was not safe for were faces that lost pips to glare
+        (a 5S read 4S, a burnt 3S read 2S), which these tests turn away."""
+        if not self._plausible(m, limit, {m.code}):
+            return False
+        if m.indexes is None or not any(r.code == m.code for r in m.indexes):
+            return False
+        if any(pips_hidden(m.code, r.code) for r in m.indexes):
+            return False
+        return self._ink_explained(m, card) and self._no_pips_hidden(m, card)
 
     def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
                        limit: float, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
