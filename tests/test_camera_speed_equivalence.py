@@ -336,3 +336,86 @@ def test_shifted_patch_scores_are_the_centred_and_normalised_patches_ncc() -> No
         assert np.abs(patches.scores(templates) - normalised @ templates).max() < 1e-5
         for k in (0, len(rows) // 2, len(rows) - 1):
             assert np.abs(patches.normalised(k) - normalised[k]).max() < 1e-5
+
+
+def _correlate_plain(level, patch, warp, steps):  # type: ignore[no-untyped-def]
+    """The Gauss-Newton steps as they were before the template's part of a step was kept
+    per face (session 62): computed afresh at every step."""
+    from firmware_interfaces.camera.alignment import _CONVERGED_SHIFT, _LEAST_INSIDE, _SMOOTH, _step_warp
+
+    smooth = cv2.GaussianBlur(patch, (_SMOOTH, _SMOOTH), 0)
+    height, width = smooth.shape
+    m = np.vstack([warp, [0.0, 0.0, 1.0]]).astype(np.float64)
+    done = 0
+    while True:
+        a = m.astype(np.float32)
+        mx = (a[0, 0] * level.x + a[0, 1] * level.y + a[0, 2]).reshape(1, -1)
+        my = (a[1, 0] * level.x + a[1, 1] * level.y + a[1, 2]).reshape(1, -1)
+        seen = cv2.remap(smooth, mx, my, cv2.INTER_LINEAR).ravel()
+        inside = ((mx >= 0) & (my >= 0) & (mx <= width - 1) & (my <= height - 1)).ravel()
+        if inside.all():
+            centred, norm, descent, hessian = level.centred, level.norm, level.descent, level.hessian
+            seen = seen - seen.mean()
+        else:
+            if inside.sum() < _LEAST_INSIDE * len(inside):
+                raise ValueError("the card left the patch")
+            centred = level.centred[inside] - level.centred[inside].mean()
+            norm = float(np.sqrt(centred @ centred))
+            descent = level.descent[inside] - level.descent[inside].mean(axis=0)
+            hessian = (descent.T @ descent).astype(np.float64)
+            seen = seen[inside] - seen[inside].mean()
+        seen_norm = float(np.sqrt(seen @ seen))
+        if norm == 0 or seen_norm == 0:
+            raise ValueError("a flat picture")
+        correlation = float(centred @ seen) / (norm * seen_norm)
+        if done == steps:
+            return correlation, m[:2].astype(np.float32)
+        onto_seen = (descent.T @ seen).astype(np.float64)
+        onto_template = (descent.T @ centred).astype(np.float64)
+        solved = np.linalg.solve(hessian, onto_template)
+        reach = float(seen @ centred) - float(onto_seen @ solved)
+        if reach <= 0:
+            raise ValueError("uncorrelated: a step would lower the correlation")
+        scale = (norm * norm - float(onto_template @ solved)) / reach
+        dp = np.linalg.solve(hessian, scale * onto_seen - onto_template)
+        m = m @ np.linalg.inv(_step_warp(dp))
+        done += 1
+        if np.abs((_step_warp(dp) - np.eye(3))[:2] @ level.corners).max() < _CONVERGED_SHIFT:
+            steps = done
+
+
+def test_the_gauss_newton_steps_with_the_templates_part_kept_are_the_plain_steps() -> None:
+    from firmware_interfaces.camera import alignment
+
+    templates = templates_for("svg-cards")
+    rng = np.random.default_rng(9)
+    outcomes = set()
+    for code in sorted(templates.faces)[::3]:
+        coarse, fine = alignment._face_levels(templates.faces[code].tobytes(), templates.faces[code].dtype.str,
+                                              templates.faces[code].shape)
+        template, _ = alignment._template(templates.faces[code])
+        # a start near the card, one off it by half the margin (pixels sampled outside the
+        # patch: the template's part computed afresh), one that diverges
+        for shift, level, steps in ((2.0, fine, 10), (alignment.ALIGN_MARGIN * 1.4, fine, 10), (1.0, coarse, 15)):
+            warp = np.array([[1 + rng.normal(0, 0.03), rng.normal(0, 0.03), rng.normal(0, shift)],
+                             [rng.normal(0, 0.03), 1 + rng.normal(0, 0.03), rng.normal(0, shift)]], np.float32)
+            patch = cv2.warpAffine(template, warp, (template.shape[1], template.shape[0])) * 0.7 + 20
+            patch = np.clip(patch + rng.normal(0, 3, patch.shape), 0, 255).astype(np.float32)
+            if level is coarse:
+                patch = cv2.resize(patch, (patch.shape[1] // 2, patch.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            start = np.eye(2, 3, dtype=np.float32)
+            try:
+                expected = _correlate_plain(level, patch, start, steps)
+            except (ValueError, np.linalg.LinAlgError) as e:
+                expected = type(e)
+            try:
+                got = alignment._correlate(level, patch, start, steps)
+            except (ValueError, np.linalg.LinAlgError) as e:
+                got = type(e)
+            if isinstance(expected, tuple):
+                assert isinstance(got, tuple) and got[0] == expected[0] and np.array_equal(got[1], expected[1]), code
+                outcomes.add("matched")
+            else:
+                assert got is expected, code
+                outcomes.add("failed alike")
+    assert "matched" in outcomes

@@ -218,6 +218,12 @@ class _Level:
     hessian: np.ndarray
     #: the sampled area's four corners (3 x 4, homogeneous): how far a step moves them
     corners: np.ndarray
+    #: what a step needs of the template alone while every sampled pixel lies in the patch:
+    #: the template projected on the descent images, the Hessian solved for it, and the
+    #: squared norm left over (computed once a face, not once a step)
+    onto_template: np.ndarray
+    solved: np.ndarray
+    left_over: float
 
     @classmethod
     def of(cls, template: np.ndarray, mask: np.ndarray, step: int) -> _Level:
@@ -236,11 +242,18 @@ class _Level:
         centred = values - values.mean()
         x0, x1, y0, y1 = float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max())
         corners = np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]], np.float64)
-        level = cls(x, y, centred, float(np.sqrt(centred @ centred)), descent,
-                    (descent.T @ descent).astype(np.float64), corners)
-        for array in (x, y, centred, descent, level.hessian, corners):
+        norm = float(np.sqrt(centred @ centred))
+        hessian = (descent.T @ descent).astype(np.float64)
+        onto_template = (descent.T @ centred).astype(np.float64)
+        solved = np.linalg.solve(hessian, onto_template)
+        level = cls(x, y, centred, norm, descent, hessian, corners, onto_template, solved,
+                    norm * norm - float(onto_template @ solved))
+        for array in (x, y, centred, descent, hessian, corners, onto_template, solved):
             array.setflags(write=False)  # kept for every later alignment to this face
         return level
+
+
+_IDENTITY = np.eye(3)
 
 
 def _step_warp(dp: np.ndarray) -> np.ndarray:
@@ -264,11 +277,13 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
         mx = (a[0, 0] * level.x + a[0, 1] * level.y + a[0, 2]).reshape(1, -1)
         my = (a[1, 0] * level.x + a[1, 1] * level.y + a[1, 2]).reshape(1, -1)
         seen = cv2.remap(smooth, mx, my, cv2.INTER_LINEAR).ravel()
-        inside = ((mx >= 0) & (my >= 0) & (mx <= width - 1) & (my <= height - 1)).ravel()
-        if inside.all():
+        if mx.min() >= 0 and my.min() >= 0 and mx.max() <= width - 1 and my.max() <= height - 1:
+            # every sampled pixel in the patch: the template's part of the step is the level's own
             centred, norm, descent, hessian = level.centred, level.norm, level.descent, level.hessian
+            onto_template, solved, left_over = level.onto_template, level.solved, level.left_over
             seen = seen - seen.mean()
         else:
+            inside = ((mx >= 0) & (my >= 0) & (mx <= width - 1) & (my <= height - 1)).ravel()
             if inside.sum() < _LEAST_INSIDE * len(inside):
                 raise ValueError("the card left the patch")
             centred = level.centred[inside] - level.centred[inside].mean()
@@ -276,6 +291,9 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
             descent = level.descent[inside] - level.descent[inside].mean(axis=0)
             hessian = (descent.T @ descent).astype(np.float64)
             seen = seen[inside] - seen[inside].mean()
+            onto_template = (descent.T @ centred).astype(np.float64)
+            solved = np.linalg.solve(hessian, onto_template)
+            left_over = norm * norm - float(onto_template @ solved)
         seen_norm = float(np.sqrt(seen @ seen))
         if norm == 0 or seen_norm == 0:
             raise ValueError("a flat picture")
@@ -286,16 +304,15 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
         # template moved within what its steepest-descent images reach, and the patch scaled,
         # so that they correlate best
         onto_seen = (descent.T @ seen).astype(np.float64)
-        onto_template = (descent.T @ centred).astype(np.float64)
-        solved = np.linalg.solve(hessian, onto_template)
         reach = float(seen @ centred) - float(onto_seen @ solved)
         if reach <= 0:
             raise ValueError("uncorrelated: a step would lower the correlation")
-        scale = (norm * norm - float(onto_template @ solved)) / reach
+        scale = left_over / reach
         dp = np.linalg.solve(hessian, scale * onto_seen - onto_template)
-        m = m @ np.linalg.inv(_step_warp(dp))
+        step = _step_warp(dp)
+        m = m @ np.linalg.inv(step)
         done += 1
-        if np.abs((_step_warp(dp) - np.eye(3))[:2] @ level.corners).max() < _CONVERGED_SHIFT:
+        if np.abs((step - _IDENTITY)[:2] @ level.corners).max() < _CONVERGED_SHIFT:
             steps = done  # converged: the correlation at this warp, and stop
 
 
@@ -312,6 +329,25 @@ def _face_levels(picture: bytes, dtype: str, shape: tuple[int, ...]) -> tuple[_L
     return coarse, _Level.of(template, mask, _FINE_STEP)
 
 
+#: The levels of the faces aligned to lately, by the face array itself: the templates hand
+#: out the same array for a code every time, and making :func:`_face_levels`'s key (the
+#: face's bytes, hashed) cost 0.3 ms an alignment. A face array must not change in place
+#: (the templates' never do: their index patches are made from it once).
+_LEVELS_OF: dict[int, tuple[np.ndarray, tuple[_Level, _Level]]] = {}
+
+
+def _levels_of(face: np.ndarray) -> tuple[_Level, _Level]:
+    """:func:`_face_levels` of ``face``, looked up by the array first."""
+    known = _LEVELS_OF.get(id(face))
+    if known is not None and known[0] is face:
+        return known[1]
+    levels = _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
+    if len(_LEVELS_OF) >= _CACHED_FACES:
+        _LEVELS_OF.clear()
+    _LEVELS_OF[id(face)] = (face, levels)  # the array kept: its id stays its own
+    return levels
+
+
 #: What a failed Gauss-Newton pass raises.
 _FAILED = (ValueError, np.linalg.LinAlgError, cv2.error)
 
@@ -321,7 +357,7 @@ def _match_face(face: np.ndarray, patch: np.ndarray) -> np.ndarray | None:
     :func:`_correlate` on the face's levels (:func:`_face_levels`) instead of ECC: coarse,
     then fine from where the coarse pass ended, or from the outline as it was where it
     failed or diverged."""
-    coarse_level, fine_level = _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
+    coarse_level, fine_level = _levels_of(face)
     half = (patch.shape[1] // 2, patch.shape[0] // 2)
     small = cv2.resize(patch, half, interpolation=cv2.INTER_AREA)
     start = np.eye(2, 3, dtype=np.float32)
