@@ -252,15 +252,27 @@ class CardTemplates:
         shift, either way up), at the clearer of the card's two corners: the one where either
         matches best. A glare spot or a finger rarely covers both corners, and the index is
         where two pip cards one pip apart differ most plainly."""
-        n, i, j = len(self.codes), self.codes.index(code), self.codes.index(rival)
-        # the two codes' templates alone, either way up (4 of 104 columns: the scoring 0.6 -> 0.04 ms)
-        pair = self._t[:, [i, n + i, j, n + j]]
+        return self.index_leads(card, code, [rival])[0]
+
+    def index_leads(self, card: np.ndarray, code: str, rivals: list[str]) -> list[float]:
+        """:meth:`index_lead` of ``code`` over each of ``rivals``, the corner windows' shifted
+        patches made once for them all (each costs about as much as one lead: 0.25 ms)."""
+        n, i = len(self.codes), self.codes.index(code)
+        columns = [i, n + i]
+        for rival in rivals:
+            j = self.codes.index(rival)
+            columns += [j, n + j]
+        # the codes' templates alone, either way up (the scoring of 2 + 2 rivals' of 104 columns)
+        chosen = self._t[:, columns]
+        best_at = [_ShiftedPatches.of(window).scores(chosen).max(axis=0) for window in corner_windows(card)]
         leads = []
-        for window in corner_windows(card):
-            best = _ShiftedPatches.of(window).scores(pair).max(axis=0)  # (4,)
-            mine, theirs = max(best[0], best[1]), max(best[2], best[3])
-            leads.append((float(max(mine, theirs)), float(mine - theirs)))
-        return max(leads)[1]
+        for k in range(len(rivals)):
+            at_corners = []
+            for best in best_at:
+                mine, theirs = max(best[0], best[1]), max(best[2 + 2 * k], best[3 + 2 * k])
+                at_corners.append((float(max(mine, theirs)), float(mine - theirs)))
+            leads.append(max(at_corners)[1])  # at the corner where either matches best
+        return leads
 
     def _stage_one(self, card: np.ndarray) -> tuple[_ShiftedPatches, _ShiftedPatches, np.ndarray, np.ndarray,
                                                     np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
