@@ -420,6 +420,21 @@ def test_the_gauss_newton_match_finds_a_known_warp_as_ecc_does() -> None:
     assert alignment._levels_of(face.copy()) is alignment._levels_of(face)
     assert alignment._face_levels.cache_info().hits == hits + 1
     assert alignment._face_levels.cache_info().misses == misses
+    # a face that can be written to is not kept by the array: it may change
+    assert not face.flags.writeable
+    writable = face.copy()
+    alignment._levels_of(writable)
+    assert id(writable) not in alignment._LEVELS_OF
+
+
+def test_a_face_with_nothing_to_align_to_aligns_nothing() -> None:
+    # a flat face: its levels' Hessian is singular; no alignment, and no error
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    corners = np.array([[600, 300], [680, 300], [680, 420], [600, 420]], np.float64)
+    flat = np.full((160, 112, 3), 230, np.uint8)
+    flat.setflags(write=False)
+    assert alignment.align_to_face(frame, corners, flat) is None
 
 
 def test_a_card_partly_outside_the_patch_is_matched_on_what_lies_inside() -> None:

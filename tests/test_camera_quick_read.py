@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from cardart import deck_or_skip, templates_for
 
+from calibration import templates as templates_module
 from calibration.deck_model import DeckModel, ModelReading
 from calibration.layout import load_layout
 from calibration.store import Calibration
@@ -217,7 +218,7 @@ def test_a_sure_read_no_index_confirms_stands_unrefined_when_it_passes_a_doubtfu
             doubting.setattr(templates, "index_leads",
                              lambda card, code, rivals, leads=leads: asked.append(rivals) or leads[: len(rivals)])
             rec._read(frame, [on], quick=True)
-        assert len(refined) == (0 if min(leads) > 0 else 1), leads
+        assert len(refined) == (0 if min(leads) > recognizer.INDEX_LEAD else 1), leads
     assert asked[0] == ["8H", "9H"]
 
 
@@ -237,6 +238,32 @@ def test_a_sure_read_stands_unrefined_only_where_an_index_lies_nearest_to_it_and
     for more in ("8H", "9H"):  # a face that lost a pip or two to glare
         assert not rec._plainly_sure(replace(m, indexes=(top, replace(bottom, code=more))), card, limit)
     assert rec._plainly_sure(replace(m, indexes=(top, replace(bottom, code="6H"))), card, limit)
+
+
+def test_the_unrefined_exit_asks_the_index_of_the_cards_with_one_and_two_pips_more_and_no_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    card = warp_card(_table("7H", "KS"), _outline(_LEFT))
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.indexes is not None
+    asked: dict[str, list[str]] = {}
+    real = rec.calibration.templates.index_leads
+    monkeypatch.setattr(rec.calibration.templates, "index_leads",
+                        lambda card, code, rivals: asked.setdefault(code, rivals) and real(card, code, rivals))
+    monkeypatch.setattr(rec, "_plausible", lambda *args: True)
+    monkeypatch.setattr(rec, "_ink_explained", lambda *args: True)
+    for code in ("AH", "8H", "9H", "TH", "KH"):
+        rec._plainly_sure(replace(m, code=code, indexes=tuple(replace(r, code=code) for r in m.indexes)), card, limit)
+    assert asked == {"AH": ["2H", "3H"], "8H": ["9H", "TH"], "9H": ["TH"], "TH": [], "KH": []}
+    # no rival, no corner searched (they are most of a lead's cost)
+
+    def searched(cls: type, window: np.ndarray) -> None:
+        raise AssertionError("a corner was searched")
+
+    monkeypatch.setattr(templates_module._ShiftedPatches, "of", classmethod(searched))
+    assert real(card, "TH", []) == []
 
 
 def test_a_glared_pip_card_read_as_the_card_with_a_pip_fewer_is_not_taken_unrefined() -> None:
@@ -263,11 +290,11 @@ def test_a_glared_pip_card_read_as_the_card_with_a_pip_fewer_is_not_taken_unrefi
 
 
 def test_a_pip_card_with_a_pip_under_a_paper_white_patch_is_not_taken_unrefined_either() -> None:
-    """A review's case (session 62): a held-out 5H, its middle pip under a patch as white as its
-    paper (a veil of light, not burnt out), its outline 8.6 px off, read 4H 4 times past the
-    margin limit with one index reading 4H at margin 0.16. Nothing is burnt, so the glare test
-    of a doubtful read (``_no_pips_hidden``) does not ask; the first pass's unrefined exit asks
-    the clearer index of every pip card."""
+    """A review's case (session 62; here a 5S): a held-out 5H, its middle pip under a patch as
+    white as its paper (a veil of light, not burnt out), its outline 8.6 px off, read 4H 4 times
+    past the margin limit with one index reading 4H at margin 0.16. Nothing is burnt, so the
+    glare test of a doubtful read (``_no_pips_hidden``) does not ask; the first pass's unrefined
+    exit asks the clearer index of every pip card."""
     rec = _recognizer()
     model = rec.calibration.templates.model
     w, h = CARD_SIZE

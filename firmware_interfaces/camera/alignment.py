@@ -254,6 +254,7 @@ class _Level:
 
 
 _IDENTITY = np.eye(3)
+_IDENTITY.setflags(write=False)
 
 
 def _step_warp(dp: np.ndarray) -> np.ndarray:
@@ -280,7 +281,8 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
         if mx.min() >= 0 and my.min() >= 0 and mx.max() <= width - 1 and my.max() <= height - 1:
             # every sampled pixel in the patch: the template's part of the step is the level's own
             centred, norm, descent, hessian = level.centred, level.norm, level.descent, level.hessian
-            onto_template, solved, left_over = level.onto_template, level.solved, level.left_over
+            onto_template: np.ndarray | None = level.onto_template
+            solved, left_over = level.solved, level.left_over
             seen = seen - seen.mean()
         else:
             inside = ((mx >= 0) & (my >= 0) & (mx <= width - 1) & (my <= height - 1)).ravel()
@@ -291,15 +293,17 @@ def _correlate(level: _Level, patch: np.ndarray, warp: np.ndarray, steps: int) -
             descent = level.descent[inside] - level.descent[inside].mean(axis=0)
             hessian = (descent.T @ descent).astype(np.float64)
             seen = seen[inside] - seen[inside].mean()
-            onto_template = (descent.T @ centred).astype(np.float64)
-            solved = np.linalg.solve(hessian, onto_template)
-            left_over = norm * norm - float(onto_template @ solved)
+            onto_template = None  # made below, if a step is taken
         seen_norm = float(np.sqrt(seen @ seen))
         if norm == 0 or seen_norm == 0:
             raise ValueError("a flat picture")
         correlation = float(centred @ seen) / (norm * seen_norm)
         if done == steps:
             return correlation, m[:2].astype(np.float32)
+        if onto_template is None:
+            onto_template = (descent.T @ centred).astype(np.float64)
+            solved = np.linalg.solve(hessian, onto_template)
+            left_over = norm * norm - float(onto_template @ solved)
         # ECC's step (Evangelidis and Psarakis, 2008) with the two pictures' parts swapped: the
         # template moved within what its steepest-descent images reach, and the patch scaled,
         # so that they correlate best
@@ -329,22 +333,26 @@ def _face_levels(picture: bytes, dtype: str, shape: tuple[int, ...]) -> tuple[_L
     return coarse, _Level.of(template, mask, _FINE_STEP)
 
 
-#: The levels of the faces aligned to lately, by the face array itself: the templates hand
-#: out the same array for a code every time, and making :func:`_face_levels`'s key (the
-#: face's bytes, hashed) cost 0.3 ms an alignment. A face array must not change in place
-#: (the templates' never do: their index patches are made from it once).
+#: The levels of read-only faces aligned to lately, by the face array itself: the templates
+#: hand out the same read-only array for a code every time, and making
+#: :func:`_face_levels`'s key (the face's bytes, hashed) cost 0.2 ms an alignment. A face
+#: that can be written to is looked up by its bytes alone (it may have changed since).
 _LEVELS_OF: dict[int, tuple[np.ndarray, tuple[_Level, _Level]]] = {}
 
 
 def _levels_of(face: np.ndarray) -> tuple[_Level, _Level]:
-    """:func:`_face_levels` of ``face``, looked up by the array first."""
-    known = _LEVELS_OF.get(id(face))
+    """:func:`_face_levels` of ``face``, looked up by the array first when it is read-only and
+    owns its data (a view's base could still be written to). Raises numpy's LinAlgError for a
+    face with nothing to align to (flat: its Hessian is singular)."""
+    fixed = not face.flags.writeable and face.base is None
+    known = _LEVELS_OF.get(id(face)) if fixed else None
     if known is not None and known[0] is face:
         return known[1]
     levels = _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
-    if len(_LEVELS_OF) >= _CACHED_FACES:
-        _LEVELS_OF.clear()
-    _LEVELS_OF[id(face)] = (face, levels)  # the array kept: its id stays its own
+    if fixed:
+        if len(_LEVELS_OF) >= _CACHED_FACES:
+            _LEVELS_OF.clear()
+        _LEVELS_OF[id(face)] = (face, levels)  # the array kept: its id stays its own
     return levels
 
 
@@ -357,7 +365,10 @@ def _match_face(face: np.ndarray, patch: np.ndarray) -> np.ndarray | None:
     :func:`_correlate` on the face's levels (:func:`_face_levels`) instead of ECC: coarse,
     then fine from where the coarse pass ended, or from the outline as it was where it
     failed or diverged."""
-    coarse_level, fine_level = _levels_of(face)
+    try:
+        coarse_level, fine_level = _levels_of(face)
+    except _FAILED:
+        return None  # a face with nothing to align to
     half = (patch.shape[1] // 2, patch.shape[0] // 2)
     small = cv2.resize(patch, half, interpolation=cv2.INTER_AREA)
     start = np.eye(2, 3, dtype=np.float32)

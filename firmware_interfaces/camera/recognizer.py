@@ -61,7 +61,7 @@ from firmware_interfaces.camera.smear import (
     smear_guesses,
     unsmeared,
 )
-from firmware_interfaces.cards import RANKS
+from firmware_interfaces.cards import CODES, RANKS
 
 if TYPE_CHECKING:
     from calibration.deck_model import DeckModel, ModelReading
@@ -544,8 +544,7 @@ class Recognizer:
             return False
         if not self._ink_explained(m, card):
             return False
-        rivals = [PIPS[k] + m.code[1] for k in range(PIPS.index(m.code[0]) + 1, PIPS.index(m.code[0]) + 3)
-                  if k < len(PIPS)] if m.code[0] in PIPS else []
+        rivals = [code for code in CODES if pips_hidden(m.code, code)]
         return all(lead > INDEX_LEAD for lead in self.calibration.templates.index_leads(card, m.code, rivals))
 
     def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
