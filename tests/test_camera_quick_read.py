@@ -57,6 +57,19 @@ def _outline(at: tuple[int, int], dx: float = 0.0) -> np.ndarray:
     return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
 
 
+def _record_refinements(monkeypatch: pytest.MonkeyPatch) -> list[np.ndarray]:
+    """The outlines the recogniser asks to refine from now on (each left as it is)."""
+    refined: list[np.ndarray] = []
+
+    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
+               **kwargs: object) -> RefinedOutline:
+        refined.append(corners)
+        return RefinedOutline(np.asarray(corners, np.float64), 0)
+
+    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    return refined
+
+
 def _sure_on(rec: Recognizer, frame: np.ndarray, outline: np.ndarray) -> bool:
     model = rec.calibration.templates.model
     m = model.read(warp_card(frame, outline))
@@ -134,14 +147,7 @@ def test_a_card_sure_on_the_finders_outline_is_read_there_without_refining_it(
     rec = _recognizer()
     frame = _table("7H", "KS")
     on = _outline(_LEFT)
-    refined: list[np.ndarray] = []
-
-    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
-               **kwargs: object) -> RefinedOutline:
-        refined.append(corners)
-        return RefinedOutline(np.asarray(corners, np.float64), 0)
-
-    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    refined = _record_refinements(monkeypatch)
     code, _, corners = rec._read(frame, [on], quick=True)
     assert code == "7H" and not refined
     assert np.abs(corners.mean(axis=0) - on.mean(axis=0)).max() < 1e-3
@@ -189,14 +195,7 @@ def test_a_sure_read_no_index_confirms_stands_unrefined_when_it_passes_a_doubtfu
     rec = _recognizer()
     frame = _table("7H", "KS")
     on = _outline(_LEFT)
-    refined: list[np.ndarray] = []
-
-    def refine(frame: np.ndarray, corners: np.ndarray, card_mm: tuple[float, float],
-               **kwargs: object) -> RefinedOutline:
-        refined.append(corners)
-        return RefinedOutline(np.asarray(corners, np.float64), 0)
-
-    monkeypatch.setattr(recognizer, "refine_outline", refine)
+    refined = _record_refinements(monkeypatch)
     monkeypatch.setattr(recognizer, "_index_confirms", lambda m: False)
     code, _, corners = rec._read(frame, [on], quick=True)
     assert code == "7H" and not refined
