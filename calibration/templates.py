@@ -172,6 +172,9 @@ class _ShiftedPatches:
         return out
 
 
+#: A card's two corners' shifted index patches (:meth:`CardTemplates.corner_patches`).
+CornerPatches = tuple[_ShiftedPatches, _ShiftedPatches]
+
 #: How many runner-up codes stage 2 weighs the winner against, and how close they must score.
 RIVALS = 6
 RIVAL_WINDOW = 0.25
@@ -256,13 +259,17 @@ class CardTemplates:
         where two pip cards one pip apart differ most plainly."""
         return self.index_leads(card, code, [rival])[0]
 
-    def index_leads(self, card: np.ndarray, code: str, rivals: list[str]) -> list[float]:
+    def index_leads(self, card: np.ndarray, code: str, rivals: list[str],
+                    patches: CornerPatches | None = None) -> list[float]:
         """:meth:`index_lead` of ``code`` over each of ``rivals`` (the same numbers), the corner
-        windows' shifted patches made once for them all (they are most of a lead's 0.25 ms)."""
+        windows' shifted patches made once for them all (they are most of a lead's 0.25 ms), or
+        taken from ``patches`` (:meth:`corner_patches` of this ``card``: a caller that asks a
+        card's leads more than once makes them once)."""
         if not rivals:
             return []
         n, i = len(self.codes), self.codes.index(code)
-        patches = [_ShiftedPatches.of(window) for window in corner_windows(card)]
+        if patches is None:
+            patches = self.corner_patches(card)
         leads = []
         for rival in rivals:
             j = self.codes.index(rival)
@@ -275,6 +282,12 @@ class CardTemplates:
                 at_corners.append((float(max(mine, theirs)), float(mine - theirs)))
             leads.append(max(at_corners)[1])  # at the corner where either matches best
         return leads
+
+    @staticmethod
+    def corner_patches(card: np.ndarray) -> CornerPatches:
+        """Both corners' shifted index patches of ``card``, as :meth:`index_leads` takes them."""
+        a, b = corner_windows(card)
+        return _ShiftedPatches.of(a), _ShiftedPatches.of(b)
 
     def _stage_one(self, card: np.ndarray) -> tuple[_ShiftedPatches, _ShiftedPatches, np.ndarray, np.ndarray,
                                                     np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

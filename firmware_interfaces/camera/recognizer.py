@@ -24,7 +24,7 @@ gets that read again (:mod:`firmware_interfaces.camera.change`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -33,7 +33,7 @@ import numpy as np
 from calibration.deck_model import INDEX_CORNER, INDEX_VETO_MARGIN, suit_twin
 from calibration.layout import Layout, Slot
 from calibration.store import Calibration
-from calibration.templates import CARD_SIZE, canonical_corners, one_blas_thread, warp_card
+from calibration.templates import CARD_SIZE, CornerPatches, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.alignment import align_to_face, align_under_glare
 from firmware_interfaces.camera.change import ChangeDetector
 from firmware_interfaces.camera.face_ink import (
@@ -228,6 +228,8 @@ class Recognizer:
         # while a frame is read, the reads _sure judged (by the read's id; the read and card kept
         # so that the id stays theirs): a read is often judged again on another route
         self._sure_reads: dict[int, tuple[ModelReading, np.ndarray, float, bool]] | None = None
+        # while a frame is read, what was measured of each card picture (by its id; see _CardMemo)
+        self._card_memos: dict[int, _CardMemo] | None = None
         # what a doubtful read must lead its suit twin by: more on a frame with its smear undone
         self._twin_lead = TWIN_LEAD
         self.frames_read = 0
@@ -241,11 +243,13 @@ class Recognizer:
             return list(self._last)
         with one_blas_thread():
             self._sure_reads = {}
+            self._card_memos = {}
             try:
                 readings = self._recognize(frame)
             finally:
                 self._gray_frame = None
                 self._sure_reads = None
+                self._card_memos = None
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
@@ -519,7 +523,7 @@ class Recognizer:
                     and self._face_shows(m, card)
                     and (not pips_hidden(m.code, m.runner_up)
                          or (self._ink_explained(m, card)
-                             and templates.index_lead(card, m.code, m.runner_up) > SURE_INDEX_LEAD)))
+                             and self._index_lead(card, m.code, m.runner_up) > SURE_INDEX_LEAD)))
 
     def _plainly_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
         """Whether a sure read on the finder's own outline (:meth:`_sure`) that no corner index
@@ -545,7 +549,7 @@ class Recognizer:
         if not self._ink_explained(m, card):
             return False
         rivals = [code for code in CODES if pips_hidden(m.code, code)]
-        return all(lead > INDEX_LEAD for lead in self.calibration.templates.index_leads(card, m.code, rivals))
+        return all(lead > INDEX_LEAD for lead in self._index_leads(card, m.code, rivals))
 
     def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
                        limit: float, clear_elsewhere: set[str]) -> tuple[str, float, np.ndarray] | None:
@@ -702,7 +706,7 @@ class Recognizer:
                 continue
             if not (same_rank(templates.best_code(card), m.code)
                     and (not pips_hidden(m.code, m.runner_up)
-                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
+                         or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and self._ink_explained(m, card)):
                 continue
             return m.code, AGREEING_CONFIDENCE, _as_read(corners, m.flipped)
@@ -727,7 +731,7 @@ class Recognizer:
                 continue
             if other.code != r.code and (other.accepted or model.index_names_another(replace(m, code=r.code))):
                 continue  # the other corner names another card
-            if m.code != r.code and self.calibration.templates.index_lead(card, r.code, m.code) <= INDEX_LEAD:
+            if m.code != r.code and self._index_lead(card, r.code, m.code) <= INDEX_LEAD:
                 continue
             if not print_shows_around_glare(card, self.calibration.templates.faces[r.code], burnt):
                 continue  # the face's print is hidden beyond the burnt patch: a hand, not glare
@@ -801,7 +805,7 @@ class Recognizer:
                     and not _index_covered(model, m, card)
                     and same_rank(templates.best_code(card), m.code)
                     and (not more_pips or beyond_doubt
-                         or templates.index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
+                         or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
                     and (beyond_doubt or self._no_pips_hidden(m, card))
                     and self._ink_explained(m, card) and self._face_shows(m, card))
 
@@ -818,7 +822,7 @@ class Recognizer:
         if m.code[0] not in PIPS[:-1] or burnt_out(card, GLARE_SHARE) is None:
             return True
         one_more = PIPS[PIPS.index(m.code[0]) + 1] + m.code[1]
-        return self.calibration.templates.index_lead(card, m.code, one_more) > INDEX_LEAD
+        return self._index_lead(card, m.code, one_more) > INDEX_LEAD
 
     def _face_shows(self, m: ModelReading, card: np.ndarray) -> bool:
         """Whether a card burnt white over :data:`OVER_EXPOSED` of it or more (taken for
@@ -840,11 +844,49 @@ class Recognizer:
         glared 6H came back turned): a pip glare washed out but left faint is still ink."""
         if m.code[0] not in PIPS:
             return True
+        memo = self._card_memo(card)
+        known = None if memo is None else memo.ink_explained.get((m.code, m.flipped))
+        if known is not None:
+            return known
         if m.code not in self._face_ink:
             self._face_ink[m.code] = explained(self.calibration.templates.faces[m.code])
         # the read's own way up first: a right read is then explained at the first slides
         ways = (m.flipped, not m.flipped)
-        return unexplained_ink(card, self._face_ink[m.code], ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
+        explained_here = unexplained_ink(card, self._face_ink[m.code], ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
+        if memo is not None:
+            memo.ink_explained[(m.code, m.flipped)] = explained_here
+        return explained_here
+
+    def _card_memo(self, card: np.ndarray) -> _CardMemo | None:
+        """What was measured of the card picture ``card`` while this frame is read (None
+        outside :meth:`recognize`): the same picture is judged on several routes."""
+        memos = self._card_memos
+        if memos is None:
+            return None
+        memo = memos.get(id(card))
+        if memo is None or memo.card is not card:
+            memo = memos[id(card)] = _CardMemo(card)
+        return memo
+
+    def _index_leads(self, card: np.ndarray, code: str, rivals: list[str]) -> list[float]:
+        """``CardTemplates.index_leads`` of ``card``, each lead measured once a frame (a card's
+        leads are asked by :meth:`_sure`, :meth:`_plainly_sure` and :meth:`_passes`; its
+        corners' shifted patches, most of a lead's cost, made once)."""
+        templates = self.calibration.templates
+        memo = self._card_memo(card)
+        if memo is None:
+            return templates.index_leads(card, code, rivals)
+        missing = [rival for rival in rivals if (code, rival) not in memo.leads]
+        if missing:
+            if memo.patches is None:
+                memo.patches = templates.corner_patches(card)
+            for rival, lead in zip(missing, templates.index_leads(card, code, missing, memo.patches), strict=True):
+                memo.leads[(code, rival)] = lead
+        return [memo.leads[(code, rival)] for rival in rivals]
+
+    def _index_lead(self, card: np.ndarray, code: str, rival: str) -> float:
+        """:meth:`_index_leads` over one rival."""
+        return self._index_leads(card, code, [rival])[0]
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
         # with a second pass, the first reads only what it is sure of (a doubtful card's
@@ -1096,6 +1138,18 @@ class _Look:
     doubtful: bool
     found: FoundCard
     finder: CardFinder
+
+
+@dataclass(eq=False)
+class _CardMemo:
+    """What was measured of one card picture while a frame is read, kept with the picture
+    (its id, the key, stays its own while it is kept): the corners' shifted patches, the
+    index leads by (code, rival) and whether a face (code, turned) explains its ink."""
+
+    card: np.ndarray
+    patches: CornerPatches | None = None
+    leads: dict[tuple[str, str], float] = field(default_factory=dict)
+    ink_explained: dict[tuple[str, bool], bool] = field(default_factory=dict)
 
 
 def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
