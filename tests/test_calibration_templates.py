@@ -133,5 +133,10 @@ def test_the_clearer_corner_index_tells_pip_neighbours_apart_when_a_glare_spot_h
     glared = np.clip(card, 0, 255).astype("uint8")
     assert templates.index_lead(glared, "5S", "4S") > 0 > templates.index_lead(glared, "4S", "5S")
     assert templates.index_lead(templates.faces["8H"], "8H", "7H") > 0
+    # the corners' patches made once and passed in give the same leads, bit for bit
+    patches = templates.corner_patches(glared)
+    rivals = ["4S", "6S"]
+    assert templates.index_leads(glared, "5S", rivals, patches) == templates.index_leads(glared, "5S", rivals)
+    assert templates.index_leads(glared, "4S", ["5S"], patches) == [templates.index_lead(glared, "4S", "5S")]
     assert pip_neighbours("4S", "5S") and pip_neighbours("AS", "2S") and pip_neighbours("9D", "TD")
     assert not pip_neighbours("4S", "5H") and not pip_neighbours("TS", "JS") and not pip_neighbours("4S", "6S")

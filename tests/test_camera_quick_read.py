@@ -826,6 +826,44 @@ def test_a_read_judged_again_on_another_card_or_limit_is_judged_afresh(monkeypat
     assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 2
 
 
+def test_a_cards_index_leads_and_ink_are_measured_once_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = Recognizer(_recognizer().calibration, _recognizer().layout)
+    templates = rec.calibration.templates
+    frame = _table("7H", "KS")
+    card = warp_card(frame, _outline(_LEFT))
+    m = templates.model.read(card)
+    assert m.code == "7H"
+    expected = [templates.index_lead(card, "7H", rival) for rival in ("8H", "9H", "6H")]
+    patches: list[np.ndarray] = []
+    real_patches = templates.corner_patches
+    monkeypatch.setattr(templates, "corner_patches", lambda c: patches.append(c) or real_patches(c))
+    inked: list[np.ndarray] = []
+    real_ink = recognizer.unexplained_ink
+    monkeypatch.setattr(recognizer, "unexplained_ink",
+                        lambda c, *args, **kw: inked.append(c) or real_ink(c, *args, **kw))
+    rec._card_memos = {}  # as while a frame is read
+    assert rec._index_lead(card, "7H", "8H") == expected[0]
+    assert rec._index_leads(card, "7H", ["8H", "9H"]) == expected[:2]
+    assert rec._index_leads(card, "7H", ["9H", "6H", "8H"]) == [expected[1], expected[2], expected[0]]
+    assert rec._ink_explained(m, card) and rec._ink_explained(m, card)
+    assert len(patches) == 1 and len(inked) == 1  # each measured once
+    # an equal picture that is another array is measured afresh; so is another way up
+    again = card.copy()
+    assert rec._index_lead(again, "7H", "8H") == expected[0] and len(patches) == 2
+    assert rec._ink_explained(replace(m, flipped=not m.flipped), card) == rec._ink_explained(
+        replace(m, flipped=not m.flipped), card)
+    assert len(inked) == 2
+    # outside a frame nothing is kept: each asks the templates again
+    rec._card_memos = None
+    rec._index_lead(card, "7H", "8H")
+    rec._ink_explained(m, card)
+    rec._ink_explained(m, card)
+    assert len(patches) == 3 and len(inked) == 4
+    # and a frame read leaves nothing kept
+    rec.recognize(cv2.resize(frame, (1280, 720)))
+    assert rec._card_memos is None
+
+
 def test_a_card_no_route_reads_is_read_from_an_outline_cut_with_the_print_kept_in(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # a card over its slot's white lines, its paper like theirs, loses the masks where it lies

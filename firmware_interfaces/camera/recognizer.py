@@ -864,7 +864,7 @@ class Recognizer:
         if memos is None:
             return None
         memo = memos.get(id(card))
-        if memo is None or memo.card is not card:
+        if memo is None:  # (a memo keeps its card: no other picture can take that id meanwhile)
             memo = memos[id(card)] = _CardMemo(card)
         return memo
 
@@ -885,7 +885,9 @@ class Recognizer:
         return [memo.leads[(code, rival)] for rival in rivals]
 
     def _index_lead(self, card: np.ndarray, code: str, rival: str) -> float:
-        """:meth:`_index_leads` over one rival."""
+        """:meth:`_index_leads` over one rival (``CardTemplates.index_lead`` outside a frame)."""
+        if self._card_memos is None:
+            return self.calibration.templates.index_lead(card, code, rival)
         return self._index_leads(card, code, [rival])[0]
 
     def _recognize(self, frame: np.ndarray) -> list[CardReading]:
