@@ -391,7 +391,7 @@ def test_the_gauss_newton_match_finds_a_known_warp_as_ecc_does() -> None:
     rng = np.random.default_rng(5)
     corners = alignment._padded_corners().astype(np.float64)
     alignment._face_levels.cache_clear()
-    alignment._LEVELS_OF.clear()
+    alignment._levels_of.clear()
     errors: dict[str, list[float]] = {"steps": [], "ecc": []}
     codes = sorted(templates.faces)[::4]
     for code in codes:
@@ -409,13 +409,14 @@ def test_the_gauss_newton_match_finds_a_known_warp_as_ecc_does() -> None:
     assert np.median(errors["steps"]) <= 0.1 and max(errors["steps"]) <= 0.5, errors["steps"]
     assert np.median(errors["steps"]) <= np.median(errors["ecc"]), errors
     assert alignment._face_levels.cache_info().currsize == len(codes)
-    assert len(alignment._LEVELS_OF) == len(codes)
+    assert len(alignment._levels_of) == len(codes)
     # the same face array again is found by the array, without its bytes; a copy of it (another
     # array) by its bytes, to the same levels
     face = templates.faces[codes[0]]
     misses = alignment._face_levels.cache_info().misses
     hits = alignment._face_levels.cache_info().hits
-    assert alignment._levels_of(face) is alignment._LEVELS_OF[id(face)][1]
+    assert face in alignment._levels_of
+    alignment._levels_of(face)
     assert alignment._face_levels.cache_info().hits == hits
     assert alignment._levels_of(face.copy()) is alignment._levels_of(face)
     assert alignment._face_levels.cache_info().hits == hits + 1
@@ -424,7 +425,7 @@ def test_the_gauss_newton_match_finds_a_known_warp_as_ecc_does() -> None:
     assert not face.flags.writeable
     writable = face.copy()
     alignment._levels_of(writable)
-    assert id(writable) not in alignment._LEVELS_OF
+    assert writable not in alignment._levels_of and len(alignment._levels_of) == len(codes)
 
 
 def test_a_face_with_nothing_to_align_to_aligns_nothing() -> None:

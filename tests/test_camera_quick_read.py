@@ -847,6 +847,8 @@ def test_a_cards_index_leads_and_ink_are_measured_once_a_frame(monkeypatch: pyte
     assert rec._index_leads(card, "7H", ["9H", "6H", "8H"]) == [expected[1], expected[2], expected[0]]
     assert rec._ink_explained(m, card) and rec._ink_explained(m, card)
     assert len(patches) == 1 and len(inked) == 1  # each measured once
+    # the face's ink is kept for every recogniser of the deck, by the face itself
+    assert templates.faces["7H"] in recognizer._FACE_INK
     # an equal picture that is another array is measured afresh; so is another way up
     again = card.copy()
     assert rec._index_lead(again, "7H", "8H") == expected[0] and len(patches) == 2

@@ -46,6 +46,7 @@ import cv2
 import numpy as np
 
 from calibration.templates import CARD_SIZE
+from firmware_interfaces.camera.face_cache import FaceCache
 
 #: Canonical pixels of felt kept around the card, so the outline may move that far.
 ALIGN_MARGIN = 24
@@ -333,27 +334,17 @@ def _face_levels(picture: bytes, dtype: str, shape: tuple[int, ...]) -> tuple[_L
     return coarse, _Level.of(template, mask, _FINE_STEP)
 
 
-#: The levels of read-only faces aligned to lately, by the face array itself: the templates
-#: hand out the same read-only array for a code every time, and making
-#: :func:`_face_levels`'s key (the face's bytes, hashed) cost 0.2 ms an alignment. A face
-#: that can be written to is looked up by its bytes alone (it may have changed since).
-_LEVELS_OF: dict[int, tuple[np.ndarray, tuple[_Level, _Level]]] = {}
+def _levels_by_bytes(face: np.ndarray) -> tuple[_Level, _Level]:
+    """:func:`_face_levels` of ``face``, by its bytes. Raises numpy's LinAlgError for a face
+    with nothing to align to (flat: its Hessian is singular)."""
+    return _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
 
 
-def _levels_of(face: np.ndarray) -> tuple[_Level, _Level]:
-    """:func:`_face_levels` of ``face``, looked up by the array first when it is read-only and
-    owns its data (a view's base could still be written to). Raises numpy's LinAlgError for a
-    face with nothing to align to (flat: its Hessian is singular)."""
-    fixed = not face.flags.writeable and face.base is None
-    known = _LEVELS_OF.get(id(face)) if fixed else None
-    if known is not None and known[0] is face:
-        return known[1]
-    levels = _face_levels(np.ascontiguousarray(face).tobytes(), face.dtype.str, face.shape)
-    if fixed:
-        if len(_LEVELS_OF) >= _CACHED_FACES:
-            _LEVELS_OF.clear()
-        _LEVELS_OF[id(face)] = (face, levels)  # the array kept: its id stays its own
-    return levels
+#: :func:`_face_levels` of a face, looked up by the array first when it is read-only and owns
+#: its data: the templates hand out the same read-only array for a code every time, and making
+#: :func:`_face_levels`'s key (the face's bytes, hashed) cost 0.2 ms an alignment. A face that
+#: can be written to (or a view) is looked up by its bytes alone (it may have changed since).
+_levels_of = FaceCache(_levels_by_bytes, _CACHED_FACES)
 
 
 #: What a failed Gauss-Newton pass raises.

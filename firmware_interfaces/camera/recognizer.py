@@ -36,6 +36,7 @@ from calibration.store import Calibration
 from calibration.templates import CARD_SIZE, CornerPatches, canonical_corners, one_blas_thread, warp_card
 from firmware_interfaces.camera.alignment import align_to_face, align_under_glare
 from firmware_interfaces.camera.change import ChangeDetector
+from firmware_interfaces.camera.face_cache import FaceCache
 from firmware_interfaces.camera.face_ink import (
     InkParts,
     explained,
@@ -221,9 +222,6 @@ class Recognizer:
         self.change = ChangeDetector(calibration.table, (layout.width_mm, layout.height_mm)) if reuse_unchanged \
             else None
         self._last: list[CardReading] = []
-        self._face_ink: dict[str, np.ndarray] = {}
-        self._ink_parts: dict[str, InkParts] = {}
-        self._gray_faces: dict[str, np.ndarray] = {}
         self._gray_frame: tuple[np.ndarray, np.ndarray] | None = None
         # while a frame is read, the reads _sure judged (by the read's id; the read and card kept
         # so that the id stays theirs): a read is often judged again on another route
@@ -834,9 +832,7 @@ class Recognizer:
         burnt = whiteness(card) >= BURNT_WHITE
         if np.count_nonzero(burnt) < OVER_EXPOSED * burnt.size:
             return True
-        if m.code not in self._ink_parts:
-            self._ink_parts[m.code] = ink_parts(self.calibration.templates.faces[m.code])
-        return most_hidden_part(burnt, self._ink_parts[m.code], m.flipped) < HIDDEN_PART
+        return most_hidden_part(burnt, _INK_PARTS(self.calibration.templates.faces[m.code]), m.flipped) < HIDDEN_PART
 
     def _ink_explained(self, m: ModelReading, card: np.ndarray) -> bool:
         """Whether the face ``m`` reads ``card`` as explains the ink on it (pip cards only,
@@ -848,11 +844,10 @@ class Recognizer:
         known = None if memo is None else memo.ink_explained.get((m.code, m.flipped))
         if known is not None:
             return known
-        if m.code not in self._face_ink:
-            self._face_ink[m.code] = explained(self.calibration.templates.faces[m.code])
         # the read's own way up first: a right read is then explained at the first slides
         ways = (m.flipped, not m.flipped)
-        explained_here = unexplained_ink(card, self._face_ink[m.code], ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
+        face_ink = _FACE_INK(self.calibration.templates.faces[m.code])
+        explained_here = unexplained_ink(card, face_ink, ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
         if memo is not None:
             memo.ink_explained[(m.code, m.flipped)] = explained_here
         return explained_here
@@ -1066,9 +1061,7 @@ class Recognizer:
 
     def _gray_face(self, code: str) -> np.ndarray:
         """The template face of ``code`` in grey (kept: a smeared frame asks for several)."""
-        if code not in self._gray_faces:
-            self._gray_faces[code] = cv2.cvtColor(self.calibration.templates.faces[code], cv2.COLOR_BGR2GRAY)
-        return self._gray_faces[code]
+        return _GRAY_FACES(self.calibration.templates.faces[code])
 
     @staticmethod
     def _empty_felt_inside(frame: np.ndarray, finder: CardFinder, corners: np.ndarray) -> bool:
@@ -1140,6 +1133,17 @@ class _Look:
     doubtful: bool
     found: FoundCard
     finder: CardFinder
+
+
+def _gray(face: np.ndarray) -> np.ndarray:
+    return np.asarray(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
+
+
+#: What the recognisers derive of a deck's faces, kept by the face (see ``face_cache``): the
+#: ink a card read as the face may show, its ink's parts, its grey picture.
+_FACE_INK: FaceCache[np.ndarray] = FaceCache(explained)
+_INK_PARTS: FaceCache[InkParts] = FaceCache(ink_parts)
+_GRAY_FACES: FaceCache[np.ndarray] = FaceCache(_gray)
 
 
 @dataclass(eq=False)
