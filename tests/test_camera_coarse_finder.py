@@ -169,3 +169,30 @@ def test_the_search_with_the_print_kept_in_finds_each_card_and_no_empty_slot() -
     empty = [slot for slot in tf.layout.slots if slot.name not in taken]
     assert empty
     assert all(coarse.cards_over_print(tf.scene.image, slot.centre, coarse.surroundings) == [] for slot in empty)
+
+
+def test_a_720p_frame_is_viewed_from_its_half_and_the_view_is_the_fine_views_own() -> None:
+    # a 720p camera over a 900 mm table has 1.1-1.3 px per mm: the half frame (averaged 2 x 2)
+    # has a pixel or more for each of the 2 mm view's, and the view is warped from it; a 1080p
+    # frame's half would be sampled sparsely, and is not used
+    # (little noise: each view averages it differently; both average over about 2 mm)
+    r = DomainRandomisation(frame_sizes=((1280, 720),), motion_blur_chance=0.0, noise_sigma=(1.0, 2.0),
+                            jpeg_quality=(90, 95))
+    frames = generate_test_set(deck_or_skip("svg-cards"), [load_layout("baccarat")], 3, seed=62, randomise=r)
+    for tf in frames:
+        finder = _finder(tf, FIND_PX_PER_MM)
+        assert finder._from_half_frame
+        half_table, half_white = finder._view(tf.scene.image)
+        finder._from_half_frame = False
+        table, white = finder._view(tf.scene.image)
+        assert half_table.shape == table.shape and half_white.shape == white.shape
+        apart = np.abs(half_white.astype(np.int16) - white.astype(np.int16))
+        # (sharp felt grain and print are sampled a little differently: 0.5-1.5 levels apart on average)
+        assert apart.mean() < 2.0 and np.percentile(apart, 99) <= 20, (apart.mean(), np.percentile(apart, 99))
+        # on the same grid: the two views lie within a twentieth of a pixel of each other
+        (dx, dy), _ = cv2.phaseCorrelate(white.astype(np.float32), half_white.astype(np.float32))
+        assert np.hypot(dx, dy) < 0.05, (dx, dy)
+    big = DomainRandomisation(frame_sizes=((1920, 1080),), motion_blur_chance=0.0)
+    tf = generate_test_set(deck_or_skip("svg-cards"), [load_layout("baccarat")], 1, seed=62, randomise=big)[0]
+    assert not _finder(tf, FIND_PX_PER_MM)._from_half_frame
+    assert not _finder(tf, CALIBRATION_PX_PER_MM)._from_half_frame

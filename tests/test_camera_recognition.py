@@ -69,8 +69,10 @@ def test_each_card_gets_its_code_slot_and_corners(deck_name: str) -> None:
         # a pip card reads the same either way up: corners match up to a half turn
         err = min(np.abs(got - truth[r.position]).max(), np.abs(np.roll(got, 2, axis=0) - truth[r.position]).max())
         # the outline the card was read on: the refined one, or the finder's own where the read
-        # was sure there (measured up to 4.8 px off at 720p, a turned card; refined, 2.5)
-        assert err < 5.0, (r.code, err)
+        # was sure there (measured up to 4.8 px off at 720p, a turned card; refined, 2.5; with
+        # the view warped from the half frame, 5.3: held-out tigullio's 720p cards lay a median
+        # 2.25 px off, 90 % within 4.8 and 99 % within 7.1, session 63)
+        assert err < 6.0, (r.code, err)
         errors.append(err)
         assert 0.6 <= r.confidence <= 1.0
     assert np.median(errors) < 4.0, errors  # the bound each card had before session 62
