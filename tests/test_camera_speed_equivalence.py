@@ -27,8 +27,8 @@ from firmware_interfaces.camera.finder import (
     FIND_PX_PER_MM,
     CardFinder,
     _EmptyTable,
+    _masked_medians,
     _median_u8,
-    _median_u8_columns,
     _middle_pair,
     _rect_steps,
     _warp_whiteness,
@@ -126,8 +126,12 @@ def test_uint8_medians_from_histograms_are_numpys() -> None:
     for n in [*range(1, 30), 751, 1100, 4999, 5000, 5001, 5002, 20001]:  # partitioned, then counted
         v = rng.integers(0, 256, n, dtype=np.uint8)
         assert _median_u8(v) == float(np.median(v))
-        m = rng.integers(90, 110, (n, 3), dtype=np.uint8)
-        assert np.array_equal(_median_u8_columns(m), np.median(m, axis=0))
+    # per channel, of the pixels a mask marks (the felt's level in each frame)
+    for n in (1, 2, 3, 750, 751, 20001):
+        image = rng.integers(80, 120, (150, 200, 3), dtype=np.uint8)
+        mask = np.zeros(image.shape[:2], np.uint8)
+        mask.reshape(-1)[rng.choice(mask.size, n, replace=False)] = 255
+        assert np.array_equal(_masked_medians(image, mask, n), np.median(image[mask > 0], axis=0))
 
 
 def test_the_gain_lookup_table_is_opencvs_multiply() -> None:
