@@ -9,6 +9,7 @@ import functools
 
 import cv2
 import numpy as np
+import pytest
 from cardart import deck_or_skip, templates_for
 
 from calibration.layout import load_layout
@@ -17,9 +18,11 @@ from calibration.table import calibrate_from_markers
 from firmware_interfaces.camera.finder import (
     CALIBRATION_PX_PER_MM,
     FIND_PX_PER_MM,
+    HALF_FRAME_RANGE,
     SAME_CARD_MM,
     WINDOW_MM,
     CardFinder,
+    _frame_px_per_mm,
     learn_empty_table,
 )
 from firmware_interfaces.camera.recognizer import Recognizer
@@ -179,9 +182,15 @@ def test_a_720p_frame_is_viewed_from_its_half_and_the_view_is_the_fine_views_own
     r = DomainRandomisation(frame_sizes=((1280, 720),), motion_blur_chance=0.0, noise_sigma=(1.0, 2.0),
                             jpeg_quality=(90, 95))
     frames = generate_test_set(deck_or_skip("svg-cards"), [load_layout("baccarat")], 3, seed=62, randomise=r)
+    halved = 0
     for tf in frames:
         finder = _finder(tf, FIND_PX_PER_MM)
-        assert finder._from_half_frame
+        least, most = _frame_px_per_mm(finder._to_image, (tf.layout.width_mm, tf.layout.height_mm))
+        low, high = HALF_FRAME_RANGE
+        assert finder._from_half_frame == (low <= least / (2 * FIND_PX_PER_MM) and most / (2 * FIND_PX_PER_MM) <= high)
+        if not finder._from_half_frame:
+            continue  # (a camera tilted far: the half frame is coarser than the view in depth)
+        halved += 1
         half_table, half_white = finder._view(tf.scene.image)
         finder._from_half_frame = False
         table, white = finder._view(tf.scene.image)
@@ -192,7 +201,24 @@ def test_a_720p_frame_is_viewed_from_its_half_and_the_view_is_the_fine_views_own
         # on the same grid: the two views lie within a twentieth of a pixel of each other
         (dx, dy), _ = cv2.phaseCorrelate(white.astype(np.float32), half_white.astype(np.float32))
         assert np.hypot(dx, dy) < 0.05, (dx, dy)
+    assert halved >= 2
+    # a frame of odd width or height: its last column and row are left out of the halving
+    image = frames[0].scene.image
+    odd = np.concatenate([image, image[:, -1:]], axis=1)
+    odd = np.concatenate([odd, odd[-1:]], axis=0)
+    finder = _finder(frames[0], FIND_PX_PER_MM)
+    finder._from_half_frame = True
+    assert [np.array_equal(a, b) for a, b in zip(finder._view(odd), finder._view(image), strict=True)] == [True, True]
     big = DomainRandomisation(frame_sizes=((1920, 1080),), motion_blur_chance=0.0)
     tf = generate_test_set(deck_or_skip("svg-cards"), [load_layout("baccarat")], 1, seed=62, randomise=big)[0]
     assert not _finder(tf, FIND_PX_PER_MM)._from_half_frame
     assert not _finder(tf, CALIBRATION_PX_PER_MM)._from_half_frame
+
+
+def test_the_frames_pixels_per_mm_are_the_fewest_and_most_in_any_direction() -> None:
+    # 1.2 px per mm across, 0.8 in depth: the area's mean (0.98) would hide the 0.8
+    least, most = _frame_px_per_mm(np.diag([1.2, 0.8, 1.0]), (900.0, 500.0))
+    assert least == pytest.approx(0.8) and most == pytest.approx(1.2)
+    # a camera whose horizon crosses the table: nothing is assumed of it
+    horizon = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1 / 250, 1.0]])
+    assert _frame_px_per_mm(horizon, (900.0, 500.0)) == (0.0, np.inf)

@@ -849,18 +849,20 @@ def test_a_cards_index_leads_and_ink_are_measured_once_a_frame(monkeypatch: pyte
     assert len(patches) == 1 and len(inked) == 1  # each measured once
     # the face's ink is kept for every recogniser of the deck, by the face itself
     assert templates.faces["7H"] in recognizer._FACE_INK
-    # an equal picture that is another array is measured afresh; so is another way up
+    # the other way up asks nothing more (the ink is judged either way up); an equal picture
+    # that is another array, or another code, is measured afresh
+    assert rec._ink_explained(replace(m, flipped=not m.flipped), card) and len(inked) == 1
     again = card.copy()
     assert rec._index_lead(again, "7H", "8H") == expected[0] and len(patches) == 2
-    assert rec._ink_explained(replace(m, flipped=not m.flipped), card) == rec._ink_explained(
-        replace(m, flipped=not m.flipped), card)
-    assert len(inked) == 2
+    rec._ink_explained(m, again)
+    rec._ink_explained(replace(m, code="6H"), card)
+    assert len(inked) == 3
     # outside a frame nothing is kept: each asks the templates again
     rec._card_memos = None
     rec._index_lead(card, "7H", "8H")
     rec._ink_explained(m, card)
     rec._ink_explained(m, card)
-    assert len(patches) == 3 and len(inked) == 4
+    assert len(patches) == 3 and len(inked) == 5
     # and a frame read leaves nothing kept
     rec.recognize(cv2.resize(frame, (1280, 720)))
     assert rec._card_memos is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import types
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -236,7 +237,9 @@ def test_a_smear_measured_some_degrees_off_is_undone_at_directions_turned_too(
     one_direction = [r.code for r in Recognizer(calibration, layout).recognize(image)]
     monkeypatch.setattr(recognizer_module, "ANGLE_TRIES", smear_module.ANGLE_TRIES)
     turned = [r.code for r in Recognizer(calibration, layout).recognize(image)]
-    assert set(one_direction) - {None} <= set(truth) and set(turned) - {None} <= set(truth)
+    # (no code read more often than the table holds it: a card read as another on the table shows)
+    assert Counter(one_direction) - Counter(truth) <= Counter({None: 6})
+    assert Counter(turned) - Counter(truth) <= Counter({None: 6})
     assert one_direction.count(None) > turned.count(None), (one_direction, turned)
 
 

@@ -9,7 +9,9 @@ a table of their own; a fresh recogniser made the 3 or so face inks a frame asks
 0.13 ms each (session 63).
 
 A face that can be written to, or a view of another array, is never kept: it may have changed
-since (its bytes are the only safe key, and hashing them costs more than most derivations).
+since (its bytes are the only safe key, and hashing them costs more than most derivations). A
+read-only face is trusted to stay as it is: the templates never make one writable again. What
+is derived is shared by every recogniser: an array derived is handed out read-only.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class FaceCache(Generic[T]):
         if known is not None:
             return known[1]
         derived = self._derive(face)
+        if isinstance(derived, np.ndarray):
+            derived.setflags(write=False)
         if len(self._known) >= self._kept:
             self._known.clear()
         self._known[id(face)] = (face, derived)

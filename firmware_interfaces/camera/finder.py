@@ -63,9 +63,12 @@ FIND_PX_PER_MM = 0.5
 #: Resolution of the maps of the empty table that calibration keeps (``printed.png``,
 #: ``empty_table.png``); the finder shrinks them to its own.
 CALIBRATION_PX_PER_MM = 1.0
-#: A coarser view is warped from the frame shrunk to half where that half frame has from 1 to
-#: this many pixels for each of the view's (beyond, it would be sampled sparsely, its noise kept).
-HALF_FRAME_MAX = 1.5
+#: A view of half the calibration's resolution is warped from the frame shrunk to half where
+#: that half frame has, in every direction and everywhere on the table, from the first to the
+#: second of these many pixels for each of the view's: fewer, the view would be blurred where
+#: the frame is seen slantwise; more, the half frame would be sampled sparsely, its noise kept
+#: (a 720p camera over a 900 mm table: 0.99-1.37; a 1080p one: 1.6-2.0).
+HALF_FRAME_RANGE = (0.9, 1.5)
 #: Printed lines, letters and chip stripes up to about this wide (mm) are opened away.
 LINE_MM = 5.0
 #: Whiteness steps over the felt (0..255) and colour distances from it that cut cards out.
@@ -241,12 +244,14 @@ class CardFinder:
         self._stride = max(1, round(_SAMPLE_MM * s))
         # whether the view is warped from the frame shrunk to half (see _view)
         least, most = _frame_px_per_mm(plane.table_to_image, (layout.width_mm, layout.height_mm))
-        self._from_half_frame = s < CALIBRATION_PX_PER_MM and 1.0 <= least / (2 * s) <= most / (2 * s) <= HALF_FRAME_MAX
+        low, high = HALF_FRAME_RANGE
+        self._from_half_frame = (2 * s == CALIBRATION_PX_PER_MM
+                                 and low <= least / (2 * s) and most / (2 * s) <= high)
         # a half frame's pixel (i, j) averages the frame's 2i..2i+1, 2j..2j+1: its centre is (2i + 0.5,
-        # 2j + 0.5); and a view pixel shrunk from the fine view averages two fine pixels: its centre
-        # lies half a fine pixel on from this finder's own grid (_top_down), and so it does here
-        half_fine = 0.5 * s / CALIBRATION_PX_PER_MM
-        self._half_frame_top_down = (np.array([[1.0, 0.0, -half_fine], [0.0, 1.0, -half_fine], [0.0, 0.0, 1.0]])
+        # 2j + 0.5); and a view pixel shrunk from the fine view averages c/s fine pixels: its centre
+        # lies (1 - s/c)/2 of a view pixel on from this finder's own grid (_top_down), and so it does here
+        on = 0.5 * (1.0 - s / CALIBRATION_PX_PER_MM)
+        self._half_frame_top_down = (np.array([[1.0, 0.0, -on], [0.0, 1.0, -on], [0.0, 0.0, 1.0]])
                                      @ self._top_down @ np.array([[2.0, 0.0, 0.5], [0.0, 2.0, 0.5], [0.0, 0.0, 1.0]]))
         # where the camera sees the table at all, less a strip along the frame's edge
         seen = cv2.warpPerspective(np.full((h, w), 255, np.uint8), self._top_down, self._size,
@@ -583,13 +588,18 @@ class CardFinder:
         whiteness (the darkest channel). When this finder's view is coarser than
         :data:`CALIBRATION_PX_PER_MM`, both are warped at that and shrunk by averaging (a warp
         straight to the coarse view would pick one frame pixel in four and keep its noise),
-        the whiteness taken before the shrinking, as the empty table's own is; or, where the
-        frame shrunk to half by averaging still has a pixel or more for each of the view's
-        everywhere on the table, and at most :data:`HALF_FRAME_MAX` (a 720p camera over a
-        900 mm table), the view is warped from that half frame (a third of the cost: the
-        shrinking is a fast whole-pixel average, the warp a quarter of the fine one's pixels)."""
+        the whiteness taken before the shrinking, as the empty table's own is. Or, where this
+        view has half the calibration's resolution and the frame shrunk to half by averaging
+        has about a pixel for each of the view's everywhere on the table
+        (:data:`HALF_FRAME_RANGE`: a 720p camera over a 900 mm table), the view is warped from
+        that half frame, on the same grid (a third of the cost: the shrinking is a fast
+        whole-pixel average, the warp a quarter of the fine one's pixels); the whiteness is then
+        the darkest channel of the averaged colour, a level or two higher than the average of
+        the darkest channels where the channels differ (session 63)."""
         if self._from_half_frame:
-            half = cv2.resize(frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA)
+            # (an odd last row or column left out: the halving must be an exact 2 x 2 average)
+            even = frame[: frame.shape[0] & ~1, : frame.shape[1] & ~1]
+            half = cv2.resize(even, (even.shape[1] // 2, even.shape[0] // 2), interpolation=cv2.INTER_AREA)
             table = cv2.warpPerspective(half, self._half_frame_top_down, self._size, flags=cv2.INTER_LINEAR,
                                         borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
             return table, darkest_channel(table)
@@ -1307,18 +1317,21 @@ def learn_empty_table(plane: TablePlane, layout: Layout, empty: np.ndarray) -> t
 
 
 def _frame_px_per_mm(table_to_image: np.ndarray, table_mm: tuple[float, float]) -> tuple[float, float]:
-    """The fewest and the most frame pixels per mm of the table (the square root of the
-    homography's area scale), over its corners, the middles of its sides and its centre."""
-    scales = []
-    for x in (0.0, table_mm[0] / 2, table_mm[0]):
-        for y in (0.0, table_mm[1] / 2, table_mm[1]):
+    """The fewest and the most frame pixels per mm of the table in any direction (the singular
+    values of the homography's Jacobian), over a 5 x 5 grid of points on it; (0, inf) when the
+    table reaches the camera's horizon (no such plane is calibrated: nothing is assumed)."""
+    least, most = np.inf, 0.0
+    for x in np.linspace(0.0, table_mm[0], 5):
+        for y in np.linspace(0.0, table_mm[1], 5):
             p = table_to_image @ np.array([x, y, 1.0])
-            w = p[2]
+            w = float(p[2])
+            if abs(w) < 1e-9:
+                return 0.0, np.inf
             # the Jacobian of the projection at (x, y)
-            jx = (table_to_image[:2, 0] * w - p[:2] * table_to_image[2, 0]) / (w * w)
-            jy = (table_to_image[:2, 1] * w - p[:2] * table_to_image[2, 1]) / (w * w)
-            scales.append(float(np.sqrt(abs(jx[0] * jy[1] - jx[1] * jy[0]))))
-    return min(scales), max(scales)
+            jacobian = (table_to_image[:2, :2] * w - np.outer(p[:2], table_to_image[2, :2])) / (w * w)
+            spread = np.linalg.svd(jacobian, compute_uv=False)
+            least, most = min(least, float(spread[-1])), max(most, float(spread[0]))
+    return least, most
 
 
 def _clear_of_edge(contour: np.ndarray, size: tuple[int, int]) -> bool:

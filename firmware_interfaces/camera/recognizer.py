@@ -842,7 +842,7 @@ class Recognizer:
         if m.code[0] not in PIPS:
             return True
         memo = self._card_memo(card)
-        known = None if memo is None else memo.ink_explained.get((m.code, m.flipped))
+        known = None if memo is None else memo.ink_explained.get(m.code)
         if known is not None:
             return known
         # the read's own way up first: a right read is then explained at the first slides
@@ -850,7 +850,7 @@ class Recognizer:
         face_ink = _FACE_INK(self.calibration.templates.faces[m.code])
         explained_here = unexplained_ink(card, face_ink, ways, enough=UNEXPLAINED_INK) <= UNEXPLAINED_INK
         if memo is not None:
-            memo.ink_explained[(m.code, m.flipped)] = explained_here
+            memo.ink_explained[m.code] = explained_here  # (either way up is tried: one answer a code)
         return explained_here
 
     def _card_memo(self, card: np.ndarray) -> _CardMemo | None:
@@ -1139,7 +1139,7 @@ class _Look:
     finder: CardFinder
 
 
-def _gray(face: np.ndarray) -> np.ndarray:
+def _grey_picture(face: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
 
 
@@ -1147,19 +1147,19 @@ def _gray(face: np.ndarray) -> np.ndarray:
 #: ink a card read as the face may show, its ink's parts, its grey picture.
 _FACE_INK: FaceCache[np.ndarray] = FaceCache(explained)
 _INK_PARTS: FaceCache[InkParts] = FaceCache(ink_parts)
-_GRAY_FACES: FaceCache[np.ndarray] = FaceCache(_gray)
+_GRAY_FACES: FaceCache[np.ndarray] = FaceCache(_grey_picture)
 
 
 @dataclass(eq=False)
 class _CardMemo:
     """What was measured of one card picture while a frame is read, kept with the picture
     (its id, the key, stays its own while it is kept): the corners' shifted patches, the
-    index leads by (code, rival) and whether a face (code, turned) explains its ink."""
+    index leads by (code, rival) and whether a code's face explains its ink."""
 
     card: np.ndarray
     patches: CornerPatches | None = None
     leads: dict[tuple[str, str], float] = field(default_factory=dict)
-    ink_explained: dict[tuple[str, bool], bool] = field(default_factory=dict)
+    ink_explained: dict[str, bool] = field(default_factory=dict)
 
 
 def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
