@@ -54,7 +54,6 @@ from firmware_interfaces.camera.finder import (
 )
 from firmware_interfaces.camera.refine import refine_outline
 from firmware_interfaces.camera.smear import (
-    ANGLE_TRIES,
     LENGTH_TRIES,
     Smear,
     angle_apart,
@@ -954,14 +953,11 @@ class Recognizer:
         out = list(looks)
         pending = again_at
         # the measured length is often short (LENGTH_TRIES): a card the smear undone at that
-        # length leaves unread is looked at again undone longer; then at the measured length
-        # turned a little (ANGLE_TRIES: the direction measured lies some degrees off)
-        tries = [(share, 0.0) for share in LENGTH_TRIES] + [(1.0, turn) for turn in ANGLE_TRIES]
-        for share, turn in tries:
+        # length leaves unread is looked at again undone longer
+        for share in LENGTH_TRIES:
             if not pending:
                 break
-            sharp = unsmeared(frame, Smear(smear.length_px * share, smear.angle_deg + turn),
-                              [boxes[k] for k in pending])
+            sharp = unsmeared(frame, Smear(smear.length_px * share, smear.angle_deg), [boxes[k] for k in pending])
             still = []
             for k in pending:
                 look = looks[k]

@@ -49,10 +49,6 @@ LENGTH_SCALE = 1.12
 #: shorter: a smear left partly in makes clubs spades (a harness 3C, smeared 8.65 px and
 #: measured 7.06, read 3S past every test undone at 0.8-0.9 of that, and no card at 1-1.15).
 LENGTH_TRIES = (1.0, 1.15)
-#: Then, for the cards still unread, the measured length undone at these turns (degrees) of the
-#: measured direction: on the tuned-on decks' sets (kde-standard and svg-cards, seed 7) a
-#: frame's direction lay 0.2-6.6 degrees off the drawn one (median 4.8; session 63).
-ANGLE_TRIES = (3.0, -3.0, 6.0, -6.0)
 #: A frame counts as smeared when its cards' median smear is at least this long (px): frames
 #: without one measured at most 3.2 px (optical blur alone widens the kernel a little).
 MIN_SMEAR_PX = 4.5
