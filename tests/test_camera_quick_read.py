@@ -784,7 +784,7 @@ def test_the_finders_read_is_judged_once_and_not_before_it_matters(monkeypatch: 
     monkeypatch.setattr(recognizer, "refine_outline", lambda frame, corners, card_mm, **kw: RefinedOutline(
         np.asarray(corners, np.float64), 0))
     monkeypatch.setattr(rec, "_quick_aligned", lambda *args: None)
-    monkeypatch.setattr(rec, "_sure_reads", {})  # as while a frame is read
+    monkeypatch.setattr(rec, "_card_memos", {})  # as while a frame is read
     off = _outline(_LEFT, -0.45 * CARD_SIZE[0])
     code, _, _ = rec._read(frame, [off, off.copy(), off.copy()], quick=True)
     assert code is None and len(judged) == 1
@@ -813,14 +813,15 @@ def test_a_read_judged_again_on_another_card_or_limit_is_judged_afresh(monkeypat
     card = warp_card(frame, _outline(_LEFT))
     m = rec.calibration.templates.model.read(card)
     limit = rec.threshold * rec.calibration.templates.model.min_margin
-    rec._sure_reads = {}  # as while a frame is read
+    rec._card_memos = {}  # as while a frame is read
     assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 1
     # the same read asked of a blank card, or at a limit past it, is not answered from memory
     assert not rec._sure(m, np.full_like(card, 255), limit)
     assert not rec._sure(m, card, 1e6)
     assert len(judged) == 3
-    # nor once the frame is read (a test or a tool asking outside a frame is always judged)
-    assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 4
+    # each card and limit is remembered on its own: the first one is still answered from memory
+    assert rec._sure(m, card, limit) and rec._sure(m, card, 1e6) is False and len(judged) == 3
+    # but not once the frame is read (a test or a tool asking outside a frame is always judged)
     rec.recognize(cv2.resize(frame, (1280, 720)))
     judged.clear()
     assert rec._sure(m, card, limit) and rec._sure(m, card, limit) and len(judged) == 2

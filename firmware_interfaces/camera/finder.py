@@ -279,8 +279,9 @@ class CardFinder:
             self._printed = printed
             self._not_printed = cv2.bitwise_not(printed)
         self._bare: np.ndarray | None = None
-        self._bare_at = np.zeros(0, np.intp)
+        # the bare felt's sample pixels as a mask of the whole view, and how many they are
         self._bare_mask = np.zeros(0, np.uint8)
+        self._bare_count = 0
         self._reference: _EmptyTable | None = None
         # the empty table's whiteness, top-down at the calibration's resolution (the felt's grain)
         self._empty_white: np.ndarray | None = None
@@ -348,12 +349,11 @@ class CardFinder:
         bare = cv2.bitwise_and(ref.not_printed, self._search)[::k, ::k] > 0
         if np.count_nonzero(bare) >= 50:
             self._bare = bare
-            # the same pixels as flat indexes of the whole top-down table
-            ys, xs = np.nonzero(bare)
-            self._bare_at = (k * ys * self._size[0] + k * xs).astype(np.intp)
-            # and as a mask of the whole view: the frame's felt is measured by histograms there
+            # the same pixels as a mask of the whole view: the frame's felt is measured by
+            # histograms there
             self._bare_mask = np.zeros(self._size[::-1], np.uint8)
-            self._bare_mask.reshape(-1)[self._bare_at] = 255
+            self._bare_mask[::k, ::k][bare] = 255
+            self._bare_count = int(np.count_nonzero(bare))
             self._empty_felt = np.maximum(np.median(empty[::k, ::k][bare], axis=0), 4.0)
         width, height = round(self.layout.width_mm), round(self.layout.height_mm)
         self._half = (max(8, width // _PHASE_MM), max(8, height // _PHASE_MM))
@@ -897,7 +897,7 @@ class CardFinder:
         if ref is None or ref.hi is None or ref.lo is None or self._bare is None:
             return None
         now = cv2.GaussianBlur(table, (0, 0), COVER_BLUR_MM * self._px_per_mm)
-        felt_now = _masked_medians(now, self._bare_mask, len(self._bare_at))  # of now[::k, ::k][self._bare]
+        felt_now = _masked_medians(now, self._bare_mask, self._bare_count)  # of now[::k, ::k][self._bare]
         gain = felt_now / self._empty_felt
         scale = (float(gain[0]), float(gain[1]), float(gain[2]), 0.0)  # a per-channel scalar
         # only printed pixels can be covered print: the comparison is made on those alone (the

@@ -223,10 +223,8 @@ class Recognizer:
             else None
         self._last: list[CardReading] = []
         self._gray_frame: tuple[np.ndarray, np.ndarray] | None = None
-        # while a frame is read, the reads _sure judged (by the read's id; the read and card kept
-        # so that the id stays theirs): a read is often judged again on another route
-        self._sure_reads: dict[int, tuple[ModelReading, np.ndarray, float, bool]] | None = None
-        # while a frame is read, what was measured of each card picture (by its id; see _CardMemo)
+        # while a frame is read, what was measured and judged of each card picture (by its id;
+        # see _CardMemo): a card is often judged again on another route
         self._card_memos: dict[int, _CardMemo] | None = None
         # what a doubtful read must lead its suit twin by: more on a frame with its smear undone
         self._twin_lead = TWIN_LEAD
@@ -240,13 +238,11 @@ class Recognizer:
             self.frames_reused += 1
             return list(self._last)
         with one_blas_thread():
-            self._sure_reads = {}
             self._card_memos = {}
             try:
                 readings = self._recognize(frame)
             finally:
                 self._gray_frame = None
-                self._sure_reads = None
                 self._card_memos = None
         self.frames_read += 1
         if self.change is not None:
@@ -500,14 +496,14 @@ class Recognizer:
         (:meth:`_ink_explained`) and a corner index not favouring the runner-up
         (:data:`SURE_INDEX_LEAD`). Asked again of the same read, card and limit while a frame
         is read, it answers from memory (:meth:`_judged_sure` judges)."""
-        memory = self._sure_reads
-        if memory is None:
+        memo = self._card_memo(card)
+        if memo is None:
             return self._judged_sure(m, card, limit)
-        known = memory.get(id(m))
-        if known is not None and known[0] is m and known[1] is card and known[2] == limit:
-            return known[3]  # asked again of the same read (the finder's own, among its other outlines)
+        known = memo.sure.get((id(m), limit))
+        if known is not None and known[0] is m:
+            return known[1]  # asked again of the same read (the finder's own, among its other outlines)
         sure = self._judged_sure(m, card, limit)
-        memory[id(m)] = (m, card, limit, sure)
+        memo.sure[(id(m), limit)] = (m, sure)
         return sure
 
     def _judged_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
@@ -1150,12 +1146,15 @@ _GRAY_FACES: FaceCache[np.ndarray] = FaceCache(_grey_picture)
 class _CardMemo:
     """What was measured of one card picture while a frame is read, kept with the picture
     (its id, the key, stays its own while it is kept): the corners' shifted patches, the
-    index leads by (code, rival) and whether a code's face explains its ink."""
+    index leads by (code, rival), whether a code's face explains its ink, and whether a read of
+    it is sure (:meth:`Recognizer._sure`; by the read's id and the limit, the read kept so that
+    its id stays its own)."""
 
     card: np.ndarray
     patches: CornerPatches | None = None
     leads: dict[tuple[str, str], float] = field(default_factory=dict)
     ink_explained: dict[str, bool] = field(default_factory=dict)
+    sure: dict[tuple[int, float], tuple[ModelReading, bool]] = field(default_factory=dict)
 
 
 def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
