@@ -299,6 +299,20 @@ def test_a_reading_on_the_visible_part_of_a_cut_card_belongs_to_it() -> None:
     assert (score.wrong, score.phantom) == (1, 0)
 
 
+def test_a_no_read_whose_outline_took_in_glare_beside_the_card_is_a_no_read_of_it_not_a_phantom() -> None:
+    """A no-read says only that a card lies there: one whose centre lies on a true card (its
+    outline took in a glare pool beside it, 43 px off at 1080p: held-out tigullio, seed 31)
+    belongs to that card. A card named there from that far off is still no card's."""
+    card = _truth("JD", 100)  # 40 x 60 px round (100, 130)
+    # centre (110, 157): 28.8 px off, past MATCH_PX, on the card; (140, 130): 40 px off, beside it
+    off = [(80.0, 127.0), (140.0, 127.0), (140.0, 187.0), (80.0, 187.0)]
+    far = [(110.0, 100.0), (170.0, 100.0), (170.0, 160.0), (110.0, 160.0)]
+    for code, outline, outcome in ((None, off, (1, 0, 0, 0)), ("JD", off, (0, 0, 1, 1)), (None, far, (0, 0, 1, 1))):
+        score = Score()
+        score.add([card], [CardReading(code, 0.0, outline, "a1")])
+        assert (score.no_reads, score.correct, score.phantom, score.missed) == outcome, (code, outline)
+
+
 def test_cards_are_counted_in_the_bands_of_their_conditions() -> None:
     score = Score()
     frame = {"blur_sigma": 1.5, "noise_sigma": 2.0, "jpeg_quality": 90, "tilt_deg": 12.0, "motion_blur_px": 0,

@@ -150,8 +150,10 @@ def match(truth: Sequence[TruthCard], readings: Sequence[CardReading],
     """Each true card's outcome with the reading that belongs to it (None when missed), and
     the indexes of the readings that belong to no card (phantoms). A reading belongs to the
     unclaimed true card whose centre is nearest, within
-    :data:`MATCH_PX`; to a card nobody may name (code None) also when the reading's centre
-    lies on it (a card cut by the frame edge is found, if at all, by its visible part)."""
+    :data:`MATCH_PX`; also when the reading's centre lies on the card and either names no
+    code: a card nobody may name (code None: a card cut by the frame edge is found, if at all,
+    by its visible part), or a no-read, which says only that a card lies there (an outline
+    that took in a glare pool beside the card lies off its centre; session 65)."""
     used: set[int] = set()
     outcomes: list[tuple[TruthCard, str, CardReading | None]] = []
     centres = [np.mean(r.corners, axis=0) for r in readings]
@@ -163,7 +165,8 @@ def match(truth: Sequence[TruthCard], readings: Sequence[CardReading],
             if k in used:
                 continue
             d = float(np.hypot(*(c - centre)))
-            on_it = t.code is None and cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0
+            on_it = (t.code is None or readings[k].code is None) \
+                and cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0
             near = d < MATCH_PX or on_it
             if near and d < best_d:
                 best, best_d = k, d
