@@ -26,7 +26,7 @@ from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
 from firmware_interfaces.camera import recognizer
 from firmware_interfaces.camera.finder import FoundCard, learn_empty_table
-from firmware_interfaces.camera.recognizer import SURE_MARGIN, Recognizer
+from firmware_interfaces.camera.recognizer import INDEX_OVERRULED, SURE_MARGIN, Recognizer
 from firmware_interfaces.camera.refine import RefinedOutline
 from firmware_interfaces.camera.scenes import DomainRandomisation, TruthCard, generate_test_set
 
@@ -208,8 +208,10 @@ def test_a_sure_read_no_index_confirms_stands_unrefined_when_it_passes_a_doubtfu
             failing.setattr(rec, test, lambda *args: False)
             rec._read(frame, [on], quick=True)
         assert len(refined) == 1, test
-    # the clearer index favouring the card with a pip or two more, at either of them
+    # the clearer index favouring the card with a pip or two more, at either of them (asked of
+    # a read short of its indexes' doubt: this clean card reads far beyond it)
     templates = rec.calibration.templates
+    monkeypatch.setattr(recognizer, "_beyond_index_doubt", lambda *args: False)
     asked: list[list[str]] = []
     for leads in ([-0.01, 0.3], [0.3, -0.01], [0.3, 0.3]):
         refined.clear()
@@ -228,6 +230,8 @@ def test_a_sure_read_stands_unrefined_only_where_an_index_lies_nearest_to_it_and
     limit = rec.threshold * model.min_margin
     m = model.read(card)
     assert m.code == "7H" and m.indexes is not None
+    # sure, short of its indexes' doubt (the clean card reads far beyond it: see below)
+    m = replace(m, margin=INDEX_OVERRULED / 2 * limit)
     assert rec._plainly_sure(m, card, limit)
     top, bottom = m.indexes
     assert rec._plainly_sure(replace(m, indexes=(replace(top, code="7D"), bottom)), card, limit)
@@ -239,13 +243,47 @@ def test_a_sure_read_stands_unrefined_only_where_an_index_lies_nearest_to_it_and
     assert rec._plainly_sure(replace(m, indexes=(top, replace(bottom, code="6H"))), card, limit)
 
 
+def test_a_read_beyond_its_indexes_doubt_stands_unrefined_on_an_index_lying_nearest_to_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read :data:`INDEX_OVERRULED` times past the margin limit and near its card
+    is not asked the indexes' pip tests; an index must still lie nearest to its code."""
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    card = warp_card(_table("7H", "KS"), _outline(_LEFT))
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.code == "7H" and m.indexes is not None
+    top, bottom = m.indexes
+    assert m.distance <= model.near_limit("7H")
+    leads: list[str] = []
+    monkeypatch.setattr(rec.calibration.templates, "index_leads",
+                        lambda card, code, rivals, patches=None: leads.extend(rivals) or [-1.0] * len(rivals))
+    short = INDEX_OVERRULED * limit * 0.99
+    # an index nearest to a card with a pip more, or the clearer index favouring one (lead -1):
+    # refused short of the doubt, not asked beyond it
+    pip_more = replace(m, indexes=(top, replace(bottom, code="8H")))
+    assert not rec._plainly_sure(replace(pip_more, margin=short), card, limit)
+    both_7h = replace(m, indexes=(replace(top, code="7H"), replace(bottom, code="7H")))
+    assert not rec._plainly_sure(replace(both_7h, margin=short), card, limit) and leads == ["8H", "9H"]
+    beyond = replace(pip_more, margin=INDEX_OVERRULED * limit)
+    assert rec._plainly_sure(beyond, card, limit)
+    assert rec._plainly_sure(replace(both_7h, margin=INDEX_OVERRULED * limit), card, limit)
+    assert leads == ["8H", "9H"]
+    # beyond the doubt, but no index nearest to its code, or not near its card, or ink unexplained
+    assert not rec._plainly_sure(replace(beyond, indexes=(replace(top, code="8H"), replace(bottom, code="8H"))),
+                                 card, limit)
+    assert not rec._plainly_sure(replace(beyond, distance=1.01 * model.near_limit("7H")), card, limit)
+    monkeypatch.setattr(rec, "_ink_explained", lambda *args: False)
+    assert not rec._plainly_sure(beyond, card, limit)
+
+
 def test_the_unrefined_exit_asks_the_index_of_the_cards_with_one_and_two_pips_more_and_no_others(
         monkeypatch: pytest.MonkeyPatch) -> None:
     rec = _recognizer()
     model = rec.calibration.templates.model
     card = warp_card(_table("7H", "KS"), _outline(_LEFT))
     limit = rec.threshold * model.min_margin
-    m = model.read(card)
+    m = replace(model.read(card), margin=INDEX_OVERRULED / 2 * limit)  # sure, short of its indexes' doubt
     assert m.indexes is not None
     asked: dict[str, list[str]] = {}
     real = rec.calibration.templates.index_leads

@@ -533,15 +533,26 @@ class Recognizer:
         cards of its suit with one and two pips more (:data:`INDEX_LEAD`, templates' NCC),
         burnt or not: a review found a held-out 5H, its middle pip under a paper-white patch
         and its outline 8.6 px off, read 4H 4 times past the limit with one index reading 4H
-        at margin 0.16 (session 62)."""
+        at margin 0.16 (session 62).
+
+        A read beyond its indexes' doubt (:data:`INDEX_OVERRULED` times past the margin limit,
+        within its card's near limit: :func:`_beyond_index_doubt`) is not asked the last two
+        (an index nearest to a card with a pip or two more, the clearer index's lead), as a
+        doubtful read beyond it is not (:meth:`_passes`): the pip cards seen read wrong with a
+        pip or two fewer lay at most 9.1 times past the limit. It must still pass the rest, an
+        index lying nearest to its code among them, and :meth:`_sure` has asked the index's lead
+        over a runner-up with a pip or two more (docs/camera.md, session 65)."""
         if not self._plausible(m, limit, {m.code}):
             return False
         if m.indexes is None or not any(r.code == m.code for r in m.indexes):
             return False
-        if any(pips_hidden(m.code, r.code) for r in m.indexes):
+        beyond_doubt = _beyond_index_doubt(self.calibration.templates.model, m, limit)
+        if not beyond_doubt and any(pips_hidden(m.code, r.code) for r in m.indexes):
             return False
         if not self._ink_explained(m, card):
             return False
+        if beyond_doubt:
+            return True
         rivals = [code for code in CODES if pips_hidden(m.code, code)]
         return all(lead > INDEX_LEAD for lead in self._index_leads(card, m.code, rivals))
 
