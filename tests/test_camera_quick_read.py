@@ -330,8 +330,9 @@ def test_a_pip_card_with_a_pip_under_a_paper_white_patch_is_not_taken_unrefined_
     """A review's case (session 62; here a 5S): a held-out 5H, its middle pip under a patch as
     white as its paper (a veil of light, not burnt out), its outline 8.6 px off, read 4H 4 times
     past the margin limit with one index reading 4H at margin 0.16. Nothing is burnt, so the
-    glare test of a doubtful read (``_no_pips_hidden``) does not ask; the first pass's unrefined
-    exit asks the clearer index of every pip card."""
+    glare test of a sure read (``_no_pips_hidden``, ``burnt_only``) does not ask; the first
+    pass's unrefined exit asks the clearer index of every pip card, and so, since a held-out 5S
+    under a veil was read 4S from a fitted outline (session 65), does a doubtful read's."""
     rec = _recognizer()
     model = rec.calibration.templates.model
     w, h = CARD_SIZE
@@ -346,10 +347,27 @@ def test_a_pip_card_with_a_pip_under_a_paper_white_patch_is_not_taken_unrefined_
     blind = replace(m, code="4S", runner_up="4C", margin=max(m.margin, SURE_MARGIN * limit),
                     indexes=tuple(replace(r, code="4S") for r in m.indexes))
     assert m.code == "4S"  # the deck model reads the face it sees
-    assert rec._no_pips_hidden(blind, card)  # not burnt: not asked
+    assert rec._no_pips_hidden(blind, card, burnt_only=True)  # not burnt: a sure read is not asked
+    assert not rec._no_pips_hidden(blind, card)  # a doubtful read is
     assert rec._ink_explained(blind, card) and rec._plausible(blind, limit, {"4S"})  # the pip is gone
     assert rec.calibration.templates.index_lead(card, "4S", "5S") <= recognizer.INDEX_LEAD
     assert not rec._plainly_sure(blind, card, limit)
+    # a doubtful read of it (a held-out 5S read 4S so from a fitted outline, session 65): refused
+    doubtful = replace(blind, margin=2.5 * limit)
+    assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"})
+
+
+def test_a_doubtful_read_of_a_veiled_pip_card_stands_where_its_clearer_index_favours_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    limit = rec.threshold * model.min_margin
+    card = warp_card(_table("5S", "KS"), _outline(_LEFT))
+    m = replace(model.read(card), margin=2.5 * limit)
+    assert m.code == "5S" and rec._passes(m, card, limit, {"5S"}, {"5S"})
+    monkeypatch.setattr(rec.calibration.templates, "index_leads",
+                        lambda card, code, rivals, patches=None: [-0.01] * len(rivals))
+    assert not rec._passes(m, card, limit, {"5S"}, {"5S"})
 
 
 def test_an_outline_the_refinement_cannot_move_is_read_once_and_judged_as_a_refined_one(
@@ -542,9 +560,9 @@ def test_a_pool_of_glare_on_bare_felt_is_no_card_and_a_card_burnt_white_is() -> 
 
 def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the_card_with_a_pip_more() -> None:
     """Glare hides pips, it never adds them: a held-out tigullio 5S, its middle pip under a
-    glare spot, read 4S with 4C the runner-up. On a card glare has burnt in part, a pip card's
-    read needs its clearer corner index to favour it over the card of its suit with one pip
-    more, whatever the runner-up; not a card not burnt, a ten or a court card."""
+    glare spot, read 4S with 4C the runner-up. A pip card's read needs its clearer corner index
+    to favour it over the card of its suit with one pip more, whatever the runner-up; a sure
+    read only on a card glare has burnt in part; never a ten or a court card."""
     rec = _recognizer()
     w, h = CARD_SIZE
     clean = _table("5S", "KS")
@@ -558,7 +576,8 @@ def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the
     assert not rec._no_pips_hidden(replace(m, code="4S"), card)  # the 5S's index says 5
     assert rec._no_pips_hidden(replace(m, code="TS"), card)  # a ten: no card has a pip more
     assert rec._no_pips_hidden(replace(m, code="5S"), card)
-    assert rec._no_pips_hidden(replace(m, code="4S"), clean_card)  # no glare: not asked
+    assert rec._no_pips_hidden(replace(m, code="4S"), clean_card, burnt_only=True)  # a sure read: no glare, not asked
+    assert not rec._no_pips_hidden(replace(m, code="4S"), clean_card)  # a doubtful read: asked all the same
     assert rec._no_pips_hidden(replace(m, code="KS"), card)
     rivals: list[str] = []
     real_lead = rec.calibration.templates.index_lead
@@ -573,6 +592,61 @@ def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the
     finally:
         del rec.calibration.templates.index_lead
     assert rivals == ["5S"]
+
+
+def _burnt_five_read_as_four() -> tuple[Recognizer, np.ndarray, ModelReading, float]:
+    """A 5S, its middle pip burnt white by glare, read 4S: sure (three times past the margin
+    limit, short of its indexes' doubt), 4C the runner-up (no pip rival), both indexes nearest
+    4S. With the card and the margin limit."""
+    rec = _recognizer()
+    w, h = CARD_SIZE
+    glared = _table("5S", "KS")
+    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)
+    card = warp_card(glared, _outline(_LEFT))
+    model = rec.calibration.templates.model
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.code == "4S" and m.indexes is not None
+    assert recognizer.burnt_out(card, recognizer.GLARE_SHARE) is not None
+    sure = replace(m, runner_up="4C", accepted=True, margin=SURE_MARGIN * limit,
+                   indexes=tuple(replace(r, code="4S", accepted=False) for r in m.indexes))
+    return rec, card, sure, limit
+
+
+def test_a_sure_read_of_a_pip_card_glare_burnt_needs_its_clearer_index_over_a_pip_more_whatever_its_runner_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A held-out tigullio 6C, its two middle pips burnt, read 4C 7.3 times past the margin
+    limit with 4S the runner-up, its clearer index favouring 5C (session 65): a sure read asked
+    the index only against a runner-up with a pip or two more."""
+    rec, card, sure, limit = _burnt_five_read_as_four()
+    templates = rec.calibration.templates
+    assert templates.index_lead(card, "4S", "5S") <= recognizer.INDEX_LEAD
+    assert not rec._judged_sure(sure, card, limit)
+    # beyond its indexes' doubt it is not asked
+    assert sure.distance <= templates.model.near_limit("4S")
+    assert rec._judged_sure(replace(sure, margin=INDEX_OVERRULED * limit), card, limit)
+    # the index favouring it, it stands
+    monkeypatch.setattr(templates, "index_leads", lambda card, code, rivals, patches=None: [0.1] * len(rivals))
+    assert rec._judged_sure(sure, card, limit)
+
+
+def test_a_burnt_pip_card_left_unread_stands_on_the_frame_with_its_smear_undone_only_on_a_confirming_index(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undoing a smear rings along a burnt patch's edge (a held-out 6C read 4C so, session 65):
+    a card glare burnt, left unread on the frame as taken, is read there only where a corner
+    index confirms it; not asked of a card not burnt, nor beyond its indexes' doubt."""
+    rec, card, sure, limit = _burnt_five_read_as_four()
+    templates = rec.calibration.templates
+    monkeypatch.setattr(templates, "index_leads", lambda card, code, rivals, patches=None: [0.1] * len(rivals))
+    assert rec._judged_sure(sure, card, limit) and not rec._burnt_pips_unsmeared(sure)
+    top, bottom = sure.indexes or ()
+    confirmed = replace(sure, indexes=(replace(top, accepted=True), bottom))
+    monkeypatch.setattr(rec, "_burnt_unsmeared", True)
+    assert rec._burnt_pips_unsmeared(sure) and not rec._judged_sure(sure, card, limit)
+    assert not rec._passes(replace(sure, margin=2.5 * limit), card, limit, set(), {"4S"})
+    assert rec._judged_sure(confirmed, card, limit)
+    assert rec._judged_sure(replace(sure, margin=INDEX_OVERRULED * limit), card, limit)
+    assert not rec._burnt_pips_unsmeared(replace(sure, code="KS"))  # a court card hides no pip
 
 
 def test_every_doubtful_read_is_asked_whether_glare_hid_a_pip(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -475,6 +475,20 @@ def test_a_read_on_a_frame_with_its_smear_undone_must_lead_its_suit_twin_by_more
     assert rec._plausible(barely, limit, set())  # the usual lead again
 
 
+def test_a_look_with_the_smear_undone_knows_whether_the_card_was_burnt_while_it_looks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = recognizer_module.Recognizer.__new__(recognizer_module.Recognizer)
+    rec._twin_lead = recognizer_module.TWIN_LEAD
+    rec._burnt_unsmeared = False
+    seen: list[bool] = []
+    monkeypatch.setattr(rec, "_look", lambda frame, finder, found, centre: seen.append(rec._burnt_unsmeared))
+    a_look: Any = types.SimpleNamespace(finder=None, found=None, centre=None)
+    image = np.zeros((8, 8, 3), np.uint8)
+    rec._unsmeared_look(image, a_look, burnt=True)
+    rec._unsmeared_look(image, a_look)
+    assert seen == [True, False] and rec._burnt_unsmeared is False
+
+
 def test_the_fits_line_transfer_is_the_magnitude_of_sinc_at_every_length_tried() -> None:
     # the fit's sines come by a recurrence over the evenly spaced lengths (5 times cheaper than
     # np.sinc at each): the same numbers, sinc(0) = 1 included
