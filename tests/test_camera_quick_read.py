@@ -246,7 +246,8 @@ def test_a_sure_read_stands_unrefined_only_where_an_index_lies_nearest_to_it_and
 def test_a_read_beyond_its_indexes_doubt_stands_unrefined_on_an_index_lying_nearest_to_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A read :data:`INDEX_OVERRULED` times past the margin limit and near its card
-    is not asked the indexes' pip tests; an index must still lie nearest to its code."""
+    is not asked the indexes' pip tests; an index must still lie nearest to its code, and where
+    a pip test would have refused it, the templates' read must give its rank."""
     rec = _recognizer()
     model = rec.calibration.templates.model
     card = warp_card(_table("7H", "KS"), _outline(_LEFT))
@@ -268,7 +269,14 @@ def test_a_read_beyond_its_indexes_doubt_stands_unrefined_on_an_index_lying_near
     beyond = replace(pip_more, margin=INDEX_OVERRULED * limit)
     assert rec._plainly_sure(beyond, card, limit)
     assert rec._plainly_sure(replace(both_7h, margin=INDEX_OVERRULED * limit), card, limit)
-    assert leads == ["8H", "9H"]
+    assert leads == ["8H", "9H"] * 2
+    # where a test it is not asked would have refused it, the templates' own read must give its rank
+    templates = rec.calibration.templates
+    for other in ("8H", "7D"):
+        with monkeypatch.context() as ranked:
+            ranked.setattr(templates, "best_code", lambda card, other=other: other)
+            assert rec._plainly_sure(beyond, card, limit) == (other == "7D")
+            assert rec._plainly_sure(replace(both_7h, margin=INDEX_OVERRULED * limit), card, limit) == (other == "7D")
     # beyond the doubt, but no index nearest to its code, or not near its card, or ink unexplained
     assert not rec._plainly_sure(replace(beyond, indexes=(replace(top, code="8H"), replace(bottom, code="8H"))),
                                  card, limit)
@@ -357,7 +365,7 @@ def test_a_pip_card_with_a_pip_under_a_paper_white_patch_is_not_taken_unrefined_
     assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"})
 
 
-def test_a_doubtful_read_of_a_veiled_pip_card_stands_where_its_clearer_index_favours_it(
+def test_a_doubtful_pip_read_stands_only_where_its_clearer_index_favours_it_over_a_pip_more(
         monkeypatch: pytest.MonkeyPatch) -> None:
     rec = _recognizer()
     model = rec.calibration.templates.model
@@ -647,6 +655,47 @@ def test_a_burnt_pip_card_left_unread_stands_on_the_frame_with_its_smear_undone_
     assert rec._judged_sure(confirmed, card, limit)
     assert rec._judged_sure(replace(sure, margin=INDEX_OVERRULED * limit), card, limit)
     assert not rec._burnt_pips_unsmeared(replace(sure, code="KS"))  # a court card hides no pip
+
+
+def test_a_card_left_unread_is_looked_at_with_the_smear_undone_knowing_whether_glare_burnt_it_as_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether the card is burnt is asked of the frame as taken (the ringing of a smear undone
+    lifts paper to burnt white); a read being checked with the smear undone is not asked."""
+    rec = _recognizer()
+    w, h = CARD_SIZE
+    frame = _table("5S", "KS")
+    cv2.circle(frame, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)  # the 5S burnt
+    left, right = _outline(_LEFT), _outline(_RIGHT)
+    assert recognizer.burnt_out(warp_card(frame, left), recognizer.GLARE_SHARE) is not None
+    assert recognizer.burnt_out(warp_card(frame, right), recognizer.GLARE_SHARE) is None
+
+    def look(outline: np.ndarray, code: str | None, confidence: float) -> recognizer._Look:
+        reading = recognizer.CardReading(code, confidence, [tuple(p) for p in outline.tolist()], "a1")
+        return recognizer._Look(reading, (0.0, 0.0), code is not None, code is None, FoundCard([outline]),
+                                rec.finder)
+
+    asked: list[tuple[str | None, bool]] = []
+    monkeypatch.setattr(rec, "_measured_smear", lambda gray, read: recognizer.Smear(6.0, 0.0))
+
+    def ringing(frame: np.ndarray, smear: object, boxes: object) -> np.ndarray:
+        sharp = frame.copy()  # the smear undone: ringing as white as a burnt patch on both cards
+        for x, y in (_LEFT, _RIGHT):
+            cv2.circle(sharp, (x + w // 2, y + h // 3), w // 8, (255, 255, 255), -1)
+        return sharp
+
+    monkeypatch.setattr(recognizer, "unsmeared", ringing)
+    monkeypatch.setattr(rec, "_unsmeared_look",
+                        lambda sharp, a, burnt=False: asked.append((a.reading.code, burnt)) or a)
+    sure = 0.99
+    rec._unsmeared_looks(frame, [look(left, None, 0.0), look(right, "KS", sure)])
+    assert set(asked) == {(None, True)}
+    asked.clear()
+    frame[_LEFT[1]:_LEFT[1] + h, _LEFT[0]:_LEFT[0] + w] = frame[_RIGHT[1]:_RIGHT[1] + h, _RIGHT[0]:_RIGHT[0] + w]
+    rec._unsmeared_looks(frame, [look(left, None, 0.0), look(right, "KS", sure)])
+    assert set(asked) == {(None, False)}
+    asked.clear()
+    rec._checked_unsmeared(frame, [look(left, "5S", 0.5)], [0], {0: (0, 0, 10, 10)}, recognizer.Smear(6.0, 0.0))
+    assert asked == [("5S", False)]
 
 
 def test_every_doubtful_read_is_asked_whether_glare_hid_a_pip(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -497,21 +497,27 @@ class Recognizer:
         (:meth:`_face_shows`), and where the runner-up is the same suit with a pip or two
         more (:func:`pips_hidden`), no ink on the card its face does not explain
         (:meth:`_ink_explained`) and a corner index not favouring the runner-up
-        (:data:`SURE_INDEX_LEAD`). Asked again of the same read, card and limit while a frame
-        is read, it answers from memory (:meth:`_judged_sure` judges)."""
+        (:data:`SURE_INDEX_LEAD`); short of its indexes' doubt, on a pip card glare burnt in part
+        a corner index not favouring the card with a pip more (:meth:`_no_pips_hidden`), and no
+        read of a burnt card left unread, on the frame with its smear undone, that no index
+        confirms (:meth:`_burnt_pips_unsmeared`). Asked again of the same read, card and limit
+        (and that look) while a frame is read, it answers from memory (:meth:`_judged_sure`
+        judges)."""
         memo = self._card_memo(card)
         if memo is None:
             return self._judged_sure(m, card, limit)
-        known = memo.sure.get((id(m), limit))
+        key = (id(m), limit, self._burnt_unsmeared)
+        known = memo.sure.get(key)
         if known is not None and known[0] is m:
             return known[1]  # asked again of the same read (the finder's own, among its other outlines)
         sure = self._judged_sure(m, card, limit)
-        memo.sure[(id(m), limit)] = (m, sure)
+        memo.sure[key] = (m, sure)
         return sure
 
     def _judged_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
         """The judgement :meth:`_sure` describes, made afresh (no memory): pure but for the
-        per-code caches of face ink it fills. Short of its indexes' doubt, a sure read of a pip
+        per-code caches of face ink it fills, and the look it is made in (``_burnt_unsmeared``).
+        Short of its indexes' doubt, a sure read of a pip
         card glare burnt in part is also asked :meth:`_no_pips_hidden` and
         :meth:`_burnt_pips_unsmeared`, whatever its runner-up (a held-out tigullio 6C, its two
         middle pips burnt, read 4C 7.3 times past the margin limit with 4S the runner-up, its
@@ -521,8 +527,8 @@ class Recognizer:
         beyond_doubt = _beyond_index_doubt(model, m, limit)
         return bool(m.accepted and m.margin >= SURE_MARGIN * limit and m.twin_lead > TWIN_LEAD
                     and (beyond_doubt or not model.index_names_another(m))
-                    and (beyond_doubt or (self._no_pips_hidden(m, card, burnt_only=True)
-                                          and not self._burnt_pips_unsmeared(m)))
+                    and (beyond_doubt or (not self._burnt_pips_unsmeared(m)
+                                          and self._no_pips_hidden(m, card, burnt_only=True)))
                     and not _index_covered(model, m, card)
                     and self._face_shows(m, card)
                     and (not pips_hidden(m.code, m.runner_up)
@@ -551,19 +557,25 @@ class Recognizer:
         doubtful read beyond it is not (:meth:`_passes`): the pip cards seen read wrong with a
         pip or two fewer lay at most 9.1 times past the limit. It must still pass the rest, an
         index lying nearest to its code among them, and :meth:`_sure` has asked the index's lead
-        over a runner-up with a pip or two more (docs/camera.md, session 65)."""
+        over a runner-up with a pip or two more; where either test it is not asked would have
+        refused it, the templates' own read (another method) must give its rank, as a doubtful
+        read's must (:func:`same_rank`; docs/camera.md, session 65)."""
         if not self._plausible(m, limit, {m.code}):
             return False
         if m.indexes is None or not any(r.code == m.code for r in m.indexes):
             return False
         beyond_doubt = _beyond_index_doubt(self.calibration.templates.model, m, limit)
-        if not beyond_doubt and any(pips_hidden(m.code, r.code) for r in m.indexes):
+        pip_more_named = any(pips_hidden(m.code, r.code) for r in m.indexes)
+        if not beyond_doubt and pip_more_named:
             return False
         if not self._ink_explained(m, card):
             return False
-        if beyond_doubt:
-            return True
         rivals = [code for code in CODES if pips_hidden(m.code, code)]
+        if beyond_doubt and not pip_more_named and all(
+                lead > INDEX_LEAD for lead in self._index_leads(card, m.code, rivals)):
+            return True
+        if beyond_doubt:
+            return same_rank(self.calibration.templates.best_code(card), m.code)
         return all(lead > INDEX_LEAD for lead in self._index_leads(card, m.code, rivals))
 
     def _quick_aligned(self, frame: np.ndarray, nearest: tuple[ModelReading, np.ndarray, np.ndarray],
@@ -821,7 +833,7 @@ class Recognizer:
                     and same_rank(templates.best_code(card), m.code)
                     and (not more_pips or beyond_doubt
                          or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
-                    and (beyond_doubt or (self._no_pips_hidden(m, card) and not self._burnt_pips_unsmeared(m)))
+                    and (beyond_doubt or (not self._burnt_pips_unsmeared(m) and self._no_pips_hidden(m, card)))
                     and self._ink_explained(m, card) and self._face_shows(m, card))
 
     def _no_pips_hidden(self, m: ModelReading, card: np.ndarray, burnt_only: bool = False) -> bool:
@@ -846,8 +858,9 @@ class Recognizer:
 
     def _burnt_pips_unsmeared(self, m: ModelReading) -> bool:
         """Whether ``m`` is a read of a pip card glare burnt in part (:data:`GLARE_SHARE`, in
-        the frame as taken) and left unread there, made on the frame with its motion smear
-        undone (:meth:`_unsmeared_looks`), that no corner index confirms
+        the frame as taken) and left unread there (or read only from its agreeing indexes),
+        made on the frame with its motion smear undone (:meth:`_unsmeared_looks`), that no
+        corner index confirms
         (:func:`_index_confirms`). Undoing a smear rings along a burnt patch's hard edge, and the
         pips the patch hid are not told from the ringing: a held-out tigullio 6C, its two middle
         pips burnt and the frame smeared 9 px at 1080p, was read 4C there past every other test,
@@ -986,6 +999,8 @@ class Recognizer:
             return looks
         out = list(looks)
         pending = again_at
+        # whether glare burnt each card in part, asked of the frame as taken (see _burnt_pips_unsmeared)
+        burnt = {k: burnt_out(warp_card(frame, looks[k].found.outlines[0]), GLARE_SHARE) is not None for k in again_at}
         # the measured length is often short (LENGTH_TRIES): a card the smear undone at that
         # length leaves unread is looked at again undone longer
         for share in LENGTH_TRIES:
@@ -995,8 +1010,7 @@ class Recognizer:
             still = []
             for k in pending:
                 look = looks[k]
-                burnt = burnt_out(warp_card(frame, look.found.outlines[0]), GLARE_SHARE) is not None
-                again = self._unsmeared_look(sharp, look, burnt=burnt)
+                again = self._unsmeared_look(sharp, look, burnt=burnt[k])
                 if again.read and not _by_indexes(again):
                     out[k] = again
                 else:
@@ -1010,7 +1024,8 @@ class Recognizer:
     def _unsmeared_look(self, sharp: np.ndarray, look: _Look, burnt: bool = False) -> _Look:
         """``look``'s card looked at again on ``sharp``, the frame with a smear undone, where a
         doubtful read must lead its suit twin by :data:`UNSMEARED_TWIN_LEAD`; ``burnt``: the
-        card, left unread on the frame as taken, was burnt in part by glare there
+        card, left unread on the frame as taken (or read from its agreeing indexes alone), was
+        burnt in part by glare there
         (:meth:`_burnt_pips_unsmeared` is asked; a read being checked,
         :meth:`_checked_unsmeared`, is not: a read there only unmakes one)."""
         self._twin_lead = UNSMEARED_TWIN_LEAD
@@ -1198,7 +1213,7 @@ class _CardMemo:
     patches: CornerPatches | None = None
     leads: dict[tuple[str, str], float] = field(default_factory=dict)
     ink_explained: dict[str, bool] = field(default_factory=dict)
-    sure: dict[tuple[int, float], tuple[ModelReading, bool]] = field(default_factory=dict)
+    sure: dict[tuple[int, float, bool], tuple[ModelReading, bool]] = field(default_factory=dict)
 
 
 def _box(outline: np.ndarray) -> tuple[int, int, int, int]:
