@@ -517,11 +517,10 @@ class Recognizer:
     def _judged_sure(self, m: ModelReading, card: np.ndarray, limit: float) -> bool:
         """The judgement :meth:`_sure` describes, made afresh (no memory): pure but for the
         per-code caches of face ink it fills, and the look it is made in (``_burnt_unsmeared``).
-        Short of its indexes' doubt, a sure read of a pip
-        card glare burnt in part is also asked :meth:`_no_pips_hidden` and
-        :meth:`_burnt_pips_unsmeared`, whatever its runner-up (a held-out tigullio 6C, its two
-        middle pips burnt, read 4C 7.3 times past the margin limit with 4S the runner-up, its
-        clearer index favouring 5C by 0.007; session 65)."""
+        Short of its indexes' doubt, a sure read of a pip card glare burnt in part is also asked
+        :meth:`_no_pips_hidden` and :meth:`_burnt_pips_unsmeared`, whatever its runner-up (a
+        held-out tigullio 6C, its two middle pips burnt, read 4C 7.3 times past the margin limit
+        with 4S the runner-up, its clearer index favouring 5C by 0.007; session 65)."""
         templates = self.calibration.templates
         model = templates.model
         beyond_doubt = _beyond_index_doubt(model, m, limit)
@@ -857,13 +856,13 @@ class Recognizer:
         """Whether ``m`` is a read of a pip card glare burnt in part (:data:`GLARE_SHARE`, in
         the frame as taken) and left unread there (or read only from its agreeing indexes),
         made on the frame with its motion smear undone (:meth:`_unsmeared_looks`), that no
-        corner index confirms
-        (:func:`_index_confirms`). Undoing a smear rings along a burnt patch's hard edge, and the
-        pips the patch hid are not told from the ringing: a held-out tigullio 6C, its two middle
-        pips burnt and the frame smeared 9 px at 1080p, was read 4C there past every other test,
-        both its indexes nearest 4C at margins of 0.10 and 0.05, its clearer index favouring 4C
-        over 5C by 0.008 (session 65). Such a card stays unread. (Whether the card is burnt is
-        asked of the frame as taken: the ringing itself lifts paper to burnt white.)"""
+        corner index confirms (:func:`_index_confirms`). Undoing a smear rings along a burnt
+        patch's hard edge, and the pips the patch hid are not told from the ringing: a held-out
+        tigullio 6C, its two middle pips burnt and the frame smeared 9 px at 1080p, was read 4C
+        there past every other test, both its indexes nearest 4C at margins of 0.10 and 0.05,
+        its clearer index favouring 4C over 5C by 0.008 (session 65). Such a card stays unread.
+        (Whether the card is burnt is asked of the frame as taken: the ringing itself lifts
+        paper to burnt white.)"""
         return self._burnt_unsmeared and m.code[0] in PIPS[:-1] and not _index_confirms(m)
 
     def _face_shows(self, m: ModelReading, card: np.ndarray) -> bool:
@@ -1022,9 +1021,8 @@ class Recognizer:
         """``look``'s card looked at again on ``sharp``, the frame with a smear undone, where a
         doubtful read must lead its suit twin by :data:`UNSMEARED_TWIN_LEAD`; ``burnt``: the
         card, left unread on the frame as taken (or read from its agreeing indexes alone), was
-        burnt in part by glare there
-        (:meth:`_burnt_pips_unsmeared` is asked; a read being checked,
-        :meth:`_checked_unsmeared`, is not: a read there only unmakes one)."""
+        burnt in part by glare there (:meth:`_burnt_pips_unsmeared` is asked; a read being
+        checked, :meth:`_checked_unsmeared`, is not: a read there only unmakes one)."""
         self._twin_lead = UNSMEARED_TWIN_LEAD
         self._burnt_unsmeared = burnt
         try:
