@@ -380,11 +380,16 @@ def test_only_a_runner_up_with_more_pips_asks_the_index_to_favour_the_read(monke
     # its small, blurred index (a dark 720p frame) favoured 2H: it was a no-read (here a 3D)
     rec, _, limit, card, m = _clean_read("3D")
     assert m.code == "3D"
-    monkeypatch.setattr(rec.calibration.templates, "index_lead", lambda *args: -0.05)
+    leads = {"2D": -0.05, "4D": 0.1}  # the clearer index's lead over each rival
+    monkeypatch.setattr(rec.calibration.templates, "index_lead", lambda card, code, rival: leads[rival])
     fewer = replace(m, runner_up="2D", margin=7 * limit)
     more = replace(m, runner_up="4D", margin=7 * limit)
     assert rec._passes(fewer, card, limit, set(), set())
+    leads["4D"] = -0.05
     assert not rec._passes(more, card, limit, set(), set())
+    # since session 65 every doubtful pip read is asked its lead over the card with a pip more
+    # (_no_pips_hidden), whatever its runner-up
+    assert not rec._passes(fewer, card, limit, set(), set())
     # both are still pip rivals for the margin: twice the limit against either
     assert not rec._plausible(replace(fewer, margin=1.5 * limit), limit, set())
     assert not rec._plausible(replace(more, margin=1.5 * limit), limit, set())
@@ -404,7 +409,11 @@ def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(mo
     assert rec._ink_explained(sure, three)  # and no ink the 2S face does not explain
     assert templates.index_lead(three, "2S", "3S") <= SURE_INDEX_LEAD
     assert not rec._sure(sure, three, limit)
-    monkeypatch.setattr(recognizer_module, "SURE_INDEX_LEAD", -1.0)  # the index alone turned it away
+    # the index alone turned it away: its lead over the runner-up, and (session 65) over the
+    # card with a pip more on a card glare burnt in part
+    monkeypatch.setattr(recognizer_module, "SURE_INDEX_LEAD", -1.0)
+    assert not rec._sure(sure, three, limit)
+    monkeypatch.setattr(recognizer_module, "INDEX_LEAD", -1.0)
     assert rec._sure(sure, three, limit)
     monkeypatch.undo()
     # right sure reads of small indexes (6-7, 9-10) led their runner-up by -0.019 at least: a
@@ -414,7 +423,8 @@ def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(mo
         assert rec._sure(sure, card, limit) == stands, lead
 
 
-def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed() -> None:
+def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # a 6H, its right middle pip burnt out and its left one faint, read 4H 8.6 times past the
     # margin limit, runner-up 5H (session 43)
     rec, _, limit, card, m = _clean_read("4H")
@@ -433,9 +443,14 @@ def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_
     sure = replace(as_four, margin=2 * SURE_MARGIN * limit)
     assert rec._sure(sure, card, limit) and not rec._sure(sure, six, limit)
     assert pips_hidden("4H", "5H") and pips_hidden("4H", "6H") and not pips_hidden("5H", "4H")
-    # ... and not otherwise (glare cannot add pips; the check costs a millisecond)
+    # ... and not otherwise (glare cannot add pips; the check costs a millisecond); on a card
+    # glare burnt in part, whatever the runner-up, the clearer index must favour it over the card
+    # with a pip more (session 65): the 6H's does not favour 4H over 5H
     assert not rec._ink_explained(replace(sure, runner_up="4D"), six)
+    assert not rec._sure(replace(sure, runner_up="4D"), six, limit)
+    monkeypatch.setattr(rec.calibration.templates, "index_lead", lambda *args: 0.1)
     assert rec._sure(replace(sure, runner_up="4D"), six, limit)
+    monkeypatch.undo()
     # a court card is not asked (a court picture's blurred ink left up to 0.12 on right reads)
     assert rec._ink_explained(replace(m, code="KH"), six)
 
