@@ -51,6 +51,14 @@ def _table(left: str, right: str) -> np.ndarray:
     return cv2.GaussianBlur(frame, (0, 0), 0.7)
 
 
+def _burnt_five() -> np.ndarray:
+    """:func:`_table` of a 5S and a KS, the 5S's middle pip burnt white by a glare spot."""
+    w, h = CARD_SIZE
+    frame = _table("5S", "KS")
+    cv2.circle(frame, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)
+    return frame
+
+
 def _outline(at: tuple[int, int], dx: float = 0.0) -> np.ndarray:
     x, y = at[0] + dx, at[1]
     w, h = CARD_SIZE
@@ -309,10 +317,7 @@ def test_a_glared_pip_card_read_as_the_card_with_a_pip_fewer_is_not_taken_unrefi
     but its clearer corner index favours 5S."""
     rec = _recognizer()
     model = rec.calibration.templates.model
-    w, h = CARD_SIZE
-    glared = _table("5S", "KS")
-    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)
-    card = warp_card(glared, _outline(_LEFT))
+    card = warp_card(_burnt_five(), _outline(_LEFT))
     limit = rec.threshold * model.min_margin
     m = model.read(card)
     assert m.code == "4S" and m.indexes is not None
@@ -564,10 +569,7 @@ def test_a_pip_card_under_glare_is_read_only_where_its_index_favours_it_over_the
     to favour it over the card of its suit with one pip more, whatever the runner-up; a sure
     read only on a card glare has burnt in part; never a ten or a court card."""
     rec = _recognizer()
-    w, h = CARD_SIZE
-    clean = _table("5S", "KS")
-    glared = clean.copy()
-    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)  # the middle pip
+    clean, glared = _table("5S", "KS"), _burnt_five()
     model = rec.calibration.templates.model
     card, clean_card = warp_card(glared, _outline(_LEFT)), warp_card(clean, _outline(_LEFT))
     assert recognizer.burnt_out(card, recognizer.GLARE_SHARE) is not None
@@ -599,10 +601,7 @@ def _burnt_five_read_as_four() -> tuple[Recognizer, np.ndarray, ModelReading, fl
     limit, short of its indexes' doubt), 4C the runner-up (no pip rival), both indexes nearest
     4S. With the card and the margin limit."""
     rec = _recognizer()
-    w, h = CARD_SIZE
-    glared = _table("5S", "KS")
-    cv2.circle(glared, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)
-    card = warp_card(glared, _outline(_LEFT))
+    card = warp_card(_burnt_five(), _outline(_LEFT))
     model = rec.calibration.templates.model
     limit = rec.threshold * model.min_margin
     m = model.read(card)
@@ -655,8 +654,7 @@ def test_a_card_left_unread_is_looked_at_with_the_smear_undone_knowing_whether_g
     lifts paper to burnt white); a read being checked with the smear undone is not asked."""
     rec = _recognizer()
     w, h = CARD_SIZE
-    frame = _table("5S", "KS")
-    cv2.circle(frame, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, (255, 255, 255), -1)  # the 5S burnt
+    frame = _burnt_five()
     left, right = _outline(_LEFT), _outline(_RIGHT)
     assert recognizer.burnt_out(warp_card(frame, left), recognizer.GLARE_SHARE) is not None
     assert recognizer.burnt_out(warp_card(frame, right), recognizer.GLARE_SHARE) is None
