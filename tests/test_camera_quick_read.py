@@ -362,6 +362,31 @@ def test_a_pip_card_with_a_pip_under_a_paper_white_patch_is_not_taken_unrefined_
     assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"})
 
 
+def test_a_read_refused_only_for_a_pip_its_index_cannot_rule_out_is_kept_as_a_face_for_the_smear() -> None:
+    # the paper-white patch's 5S read 4S (above): every test passes but the pip hidden; the
+    # frame's smear may still be measured on its face (Recognizer._unsmeared_looks)
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    w, h = CARD_SIZE
+    veiled = _table("5S", "KS")
+    paper = veiled[_LEFT[1] + 4, _LEFT[0] + w // 2].tolist()
+    cv2.circle(veiled, (_LEFT[0] + w // 2, _LEFT[1] + h // 2), w // 7, paper, -1)
+    outline = _outline(_LEFT)
+    card = warp_card(veiled, outline)
+    limit = rec.threshold * model.min_margin
+    m = model.read(card)
+    assert m.indexes is not None
+    doubtful = replace(m, code="4S", runner_up="4C", margin=2.5 * limit,
+                       indexes=tuple(replace(r, code="4S") for r in m.indexes))
+    assert rec._pip_doubts == []
+    assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"}, as_read=outline)
+    assert len(rec._pip_doubts) == 1 and rec._pip_doubts[0][0] == "4S"
+    assert rec._pip_doubts[0][1] is outline
+    # refused for another reason too (an outline read 5S clearly): no face to trust
+    assert not rec._passes(doubtful, card, limit, {"4S", "5S"}, {"4S"}, as_read=outline)
+    assert len(rec._pip_doubts) == 1
+
+
 def test_a_doubtful_pip_read_stands_only_where_its_clearer_index_favours_it_over_a_pip_more(
         monkeypatch: pytest.MonkeyPatch) -> None:
     rec = _recognizer()

@@ -306,6 +306,29 @@ def test_a_frame_so_smeared_that_no_card_is_read_is_read_with_the_smear_a_guess_
     assert sorted(r.code or "-" for r in Recognizer(calibration, layout).recognize(image)) == truth
 
 
+@pytest.mark.parametrize(("deck_name", "seed"), [("svg-cards", 5), ("kde-standard", 0)])
+def test_a_frame_none_of_whose_cards_is_read_measures_its_smear_on_a_face_read_but_for_a_pip(
+        deck_name: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same frame, no blind guess allowed: no card is read; with one pip card's face among the
+    # frame's pip doubts (Recognizer._passes: read but for a pip its index could not rule out),
+    # the smear is measured on it, undone, and every card is read, rightly
+    calibration, layout, image, truth = _smeared_scene(deck_name, seed, 18, 130.0)
+    monkeypatch.setattr(Recognizer, "_guessed_smear", lambda self, frame, gray, unread, candidates: None)
+    assert all(r.code is None for r in Recognizer(calibration, layout).recognize(image))
+    tf = generate_test_set(deck_or_skip(deck_name), [layout], 1, seed=seed, off_layout_every=0, empty_every=0,
+                           degradation=Degradation.mild())[0]
+    pip = next(c for c in tf.scene.cards if c.code and c.code[0] in "23456789")
+    doubt = (pip.code, np.array(pip.corners, np.float32))
+    looks_unsmeared = Recognizer._unsmeared_looks
+
+    def with_the_doubt(self: Recognizer, frame: np.ndarray, looks: list[Any]) -> list[Any]:
+        self._pip_doubts = [doubt]
+        return looks_unsmeared(self, frame, looks)
+
+    monkeypatch.setattr(Recognizer, "_unsmeared_looks", with_the_doubt)
+    assert sorted(r.code or "-" for r in Recognizer(calibration, layout).recognize(image)) == truth
+
+
 def _guess_search(monkeypatch: pytest.MonkeyPatch, measured: Smear | None, confidence: float = 0.9,
                   nearer: bool = True) -> tuple[Smear | None, list[float], int]:
     """``Recognizer._guessed_smear`` on one candidate card, the guess 10 px at 130 degrees, every

@@ -226,6 +226,9 @@ class Recognizer:
         # while a frame is read, what was measured and judged of each card picture (by its id;
         # see _CardMemo): a card is often judged again on another route
         self._card_memos: dict[int, _CardMemo] | None = None
+        # while a frame is read, the pip cards read but for a pip their index could not rule out
+        # (code, outline as read; see _passes): faces that still show the frame's smear
+        self._pip_doubts: list[tuple[str, np.ndarray]] = []
         # what a doubtful read must lead its suit twin by: more on a frame with its smear undone
         self._twin_lead = TWIN_LEAD
         # while a card glare burnt in part, left unread, is looked at again on the frame with its
@@ -242,11 +245,13 @@ class Recognizer:
             return list(self._last)
         with one_blas_thread():
             self._card_memos = {}
+            self._pip_doubts = []
             try:
                 readings = self._recognize(frame)
             finally:
                 self._gray_frame = None
                 self._card_memos = None
+                self._pip_doubts = []
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
@@ -393,7 +398,8 @@ class Recognizer:
         as_read = _as_read(corners, m.flipped) if m is not m0 else _as_read(c0, m0.flipped)
         # a read against its suit twin stands only on an outline aligned to the card's print
         # (below; a blurred 9C seen a few mm off read 9S past every test: docs/camera.md, session 52)
-        if not suit_twins(m.code, m.runner_up) and self._passes(m, card, limit, clear_elsewhere, near_elsewhere):
+        if not suit_twins(m.code, m.runner_up) and self._passes(m, card, limit, clear_elsewhere, near_elsewhere,
+                                                                as_read=as_read):
             return m.code, _confidence(m.margin, model.min_margin), as_read
         # a third look: the outline moved until the card's print lies where the likeliest
         # face has it (align_to_face), read again under the same tests
@@ -619,7 +625,8 @@ class Recognizer:
         limit, its indexes not clear enough to veto it)."""
         for m, corners, card in reads[1:]:
             if self._sure(m, card, limit):
-                return (m, corners, card) if self._passes(m, card, limit, clear_elsewhere, set()) else None
+                passes = self._passes(m, card, limit, clear_elsewhere, set(), as_read=_as_read(corners, m.flipped))
+                return (m, corners, card) if passes else None
         return None
 
     def _second_look(self, frame: np.ndarray, first: tuple[ModelReading, np.ndarray, np.ndarray],
@@ -648,7 +655,7 @@ class Recognizer:
             refined = refine_outline(frame, fit, self.layout.card_mm, empty=self.finder.empty_in_patch).corners
             card = warp_card(frame, refined)
             m, card, corners, near = self._second_look(frame, (model.read(card), card, refined), refined)
-            if self._passes(m, card, limit, clear_elsewhere, near):
+            if self._passes(m, card, limit, clear_elsewhere, near, as_read=_as_read(corners, m.flipped)):
                 return m.code, _confidence(m.margin, model.min_margin), _as_read(corners, m.flipped)
         return None
 
@@ -800,7 +807,7 @@ class Recognizer:
             # aligned one, its own views say whether the card lies near another code
             near_aligned = {ma.code} | {r.code for r in (model.read(warp_card(frame, c)) for c in _nudged(aligned))
                                         if r.accepted and r.margin >= limit}
-            if self._passes(ma, card, limit, clear_elsewhere, near_aligned, veto_margin):
+            if self._passes(ma, card, limit, clear_elsewhere, near_aligned, veto_margin, _as_read(aligned, ma.flipped)):
                 return ma.code, _confidence(ma.margin, model.min_margin), _as_read(aligned, ma.flipped)
         return None
 
@@ -816,21 +823,30 @@ class Recognizer:
                     and m.twin_lead > self._twin_lead and clear_elsewhere <= {m.code})
 
     def _passes(self, m: ModelReading, card: np.ndarray, limit: float, clear_elsewhere: set[str],
-                near_elsewhere: set[str], veto_margin: float = INDEX_VETO_MARGIN) -> bool:
+                near_elsewhere: set[str], veto_margin: float = INDEX_VETO_MARGIN,
+                as_read: np.ndarray | None = None) -> bool:
         """The tests a doubtful card's read must pass (see :meth:`_read`); ``veto_margin``: how
-        clearly a corner index must name another code to veto it."""
+        clearly a corner index must name another code to veto it. A read of a pip card that
+        passes every test but those of a pip hidden (:meth:`_no_pips_hidden`,
+        :meth:`_burnt_pips_unsmeared`) is kept, with its outline ``as_read``, among the frame's
+        pip doubts: its face still shows the frame's smear (:meth:`_unsmeared_looks`)."""
         templates = self.calibration.templates
         model = templates.model
         more_pips = pips_hidden(m.code, m.runner_up)
         beyond_doubt = _beyond_index_doubt(model, m, limit)
-        return bool(self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
-                    and (beyond_doubt or not model.index_names_another(m, veto_margin))
-                    and not _index_covered(model, m, card)
-                    and same_rank(templates.best_code(card), m.code)
-                    and (not more_pips or beyond_doubt
-                         or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
-                    and (beyond_doubt or (not self._burnt_pips_unsmeared(m) and self._no_pips_hidden(m, card)))
-                    and self._ink_explained(m, card) and self._face_shows(m, card))
+        if not (self._plausible(m, limit, clear_elsewhere) and near_elsewhere <= {m.code}
+                and (beyond_doubt or not model.index_names_another(m, veto_margin))
+                and not _index_covered(model, m, card)
+                and same_rank(templates.best_code(card), m.code)
+                and (not more_pips or beyond_doubt
+                     or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
+                and self._ink_explained(m, card) and self._face_shows(m, card)):
+            return False
+        if beyond_doubt or (not self._burnt_pips_unsmeared(m) and self._no_pips_hidden(m, card)):
+            return True
+        if as_read is not None:
+            self._pip_doubts.append((m.code, as_read))
+        return False
 
     def _no_pips_hidden(self, m: ModelReading, card: np.ndarray, burnt_only: bool = False) -> bool:
         """Whether, on a pip card, the clearer corner index favours the read over the card of its
@@ -968,10 +984,13 @@ class Recognizer:
         left unread:
         a smear makes clubs and spades alike in both corners at once (a harness 7S, smeared
         10 px, read 7C so, read 7S with the smear undone). Where no card was read from its
-        face, the smear is measured on a card read quickly with a blind guess at it undone
-        (:meth:`_guessed_smear`). A card read doubtfully on the frame as taken is checked with
-        the smear undone (:meth:`_checked_unsmeared`). Unchanged when every card was read from
-        its face and sure, or the frame shows no smear."""
+        face, the smear is measured on the faces read but for a pip their index could not rule
+        out (the frame's pip doubts, :meth:`_passes`: a harness frame, smeared and blurred, lost
+        all five of its cards when its one such 5S, its index blurred, was refused; session 66),
+        else on a card read quickly with a blind guess at it undone (:meth:`_guessed_smear`). A
+        card read doubtfully on the frame as taken is checked with the smear undone
+        (:meth:`_checked_unsmeared`). Unchanged when every card was read from its face and sure,
+        or the frame shows no smear."""
         # the unread worth another look (not felt showing through, not a fit on nothing printed)
         again_at = [k for k, look in enumerate(looks) if (not look.read and look.doubtful) or _by_indexes(look)]
         read = [look.reading for look in looks if _read_from_face(look) and look.reading is not None]
@@ -989,8 +1008,12 @@ class Recognizer:
         if read:
             smear = self._measured_smear(gray, read)
         else:
-            chosen = [(looks[k], boxes[k]) for k in self._likeliest_faces(frame, looks, again_at)]
-            smear = self._guessed_smear(frame, gray, [boxes[k] for k in again_at], chosen)
+            # no card read from its face: a face read but for a pip its index could not rule out
+            # still shows the smear (undone, that index may then rule it out), before a blind guess
+            smear = self._smear_of_faces(gray, self._pip_doubts)
+            if smear is None:
+                chosen = [(looks[k], boxes[k]) for k in self._likeliest_faces(frame, looks, again_at)]
+                smear = self._guessed_smear(frame, gray, [boxes[k] for k in again_at], chosen)
         if smear is None:
             return looks
         out = list(looks)
@@ -1055,7 +1078,11 @@ class Recognizer:
 
     def _measured_smear(self, gray: np.ndarray, read: list[CardReading]) -> Smear | None:
         """The frame's smear measured on the cards ``read`` from their faces (``smear.frame_smear``)."""
-        smears = [card_smear(gray, self._gray_face(r.code), np.array(r.corners)) for r in read if r.code]
+        return self._smear_of_faces(gray, [(r.code, np.array(r.corners)) for r in read if r.code])
+
+    def _smear_of_faces(self, gray: np.ndarray, faces: list[tuple[str, np.ndarray]]) -> Smear | None:
+        """The frame's smear measured on cards of known faces: (code, outline as read) each."""
+        smears = [card_smear(gray, self._gray_face(code), corners) for code, corners in faces]
         return frame_smear([s for s in smears if s is not None])
 
     def _face_distances(self, frame: np.ndarray, looks: list[_Look]) -> list[float]:
