@@ -34,6 +34,7 @@ from firmware_interfaces.camera.recognizer import (
     Recognizer,
     _beyond_index_doubt,
     _index_covered,
+    burnt_in_patches,
     burnt_out,
     pip_rivals,
     pips_hidden,
@@ -421,6 +422,27 @@ def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(mo
     for lead, stands in ((-0.02, True), (-0.049, True), (-0.05, False), (-0.09, False)):
         monkeypatch.setattr(templates, "index_lead", lambda *args, lead=lead: lead)
         assert rec._sure(sure, card, limit) == stands, lead
+
+
+def test_paper_burnt_in_specks_by_exposure_and_noise_is_no_glare_that_hides_a_pip() -> None:
+    # a harness 7C over-exposed by 0.9 stop (noise 3): its paper lifted to just under the clip,
+    # the sensor's noise burnt 1.8 % of it white in specks, and the pip tests of a card glare
+    # burnt in part left it unread (session 66); a glare spot of about that share is a patch
+    rec, model, limit, card, m = _clean_read("4S")
+    face = rec.calibration.templates.faces["4S"].astype(np.float32)
+    lifted = face * (248.0 / float(np.percentile(face, 92)))  # paper just under BURNT_WHITE
+    speckled = np.clip(lifted + np.random.default_rng(66).normal(0, 3.0, face.shape), 0, 255).astype(np.uint8)
+    assert burnt_out(speckled, recognizer_module.GLARE_SHARE) is not None  # 1 % of it or more burnt
+    assert not burnt_in_patches(speckled)
+    spot = (face * 0.85).astype(np.uint8)
+    w, h = CARD_SIZE
+    cv2.circle(spot, (w // 2, h // 2), 8, (255, 255, 255), -1)  # about 1.1 % of the card
+    assert burnt_in_patches(spot)
+    assert not burnt_in_patches((face * 0.85).astype(np.uint8))  # nothing burnt
+    assert not burnt_in_patches(np.full_like(spot, 255))  # over-exposed as a whole: no glare
+    # a sure read of the speckled card is not asked its lead over the card with a pip more
+    sure = replace(m, margin=2 * SURE_MARGIN * limit)
+    assert rec._no_pips_hidden(replace(sure, code="4S"), speckled, burnt_only=True)
 
 
 def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed(
