@@ -424,7 +424,8 @@ def test_a_sure_read_whose_index_favours_the_card_with_a_pip_more_is_not_sure(mo
         assert rec._sure(sure, card, limit) == stands, lead
 
 
-def test_paper_burnt_in_specks_by_exposure_and_noise_is_no_glare_that_hides_a_pip() -> None:
+def test_paper_burnt_in_specks_by_exposure_and_noise_is_no_glare_that_hides_a_pip(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # a harness 7C over-exposed by 0.9 stop (noise 3): its paper lifted to just under the clip,
     # the sensor's noise burnt 1.8 % of it white in specks, and the pip tests of a card glare
     # burnt in part left it unread (session 66); a glare spot of about that share is a patch
@@ -440,9 +441,12 @@ def test_paper_burnt_in_specks_by_exposure_and_noise_is_no_glare_that_hides_a_pi
     assert burnt_in_patches(spot)
     assert not burnt_in_patches((face * 0.85).astype(np.uint8))  # nothing burnt
     assert not burnt_in_patches(np.full_like(spot, 255))  # over-exposed as a whole: no glare
-    # a sure read of the speckled card is not asked its lead over the card with a pip more
+    # a sure read of the speckled card is not asked its lead over the card with a pip more (one
+    # that were would be refused: its lead here is made the worst)
     sure = replace(m, margin=2 * SURE_MARGIN * limit)
+    monkeypatch.setattr(Recognizer, "_index_lead", lambda self, card, code, rival: -1.0)
     assert rec._no_pips_hidden(replace(sure, code="4S"), speckled, burnt_only=True)
+    assert not rec._no_pips_hidden(replace(sure, code="4S"), spot, burnt_only=True)
 
 
 def test_a_read_of_a_pip_card_whose_face_leaves_ink_unexplained_is_neither_sure_nor_passed(

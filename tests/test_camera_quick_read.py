@@ -378,13 +378,23 @@ def test_a_read_refused_only_for_a_pip_its_index_cannot_rule_out_is_kept_as_a_fa
     assert m.indexes is not None
     doubtful = replace(m, code="4S", runner_up="4C", margin=2.5 * limit,
                        indexes=tuple(replace(r, code="4S") for r in m.indexes))
-    assert rec._pip_doubts == []
+    # kept only while a frame as taken is read (Recognizer.recognize, until _unsmeared_looks)
+    assert rec._pip_doubts is None
+    assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"}, as_read=outline)
+    assert rec._pip_doubts is None
+    rec._pip_doubts = []
     assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"}, as_read=outline)
     assert len(rec._pip_doubts) == 1 and rec._pip_doubts[0][0] == "4S"
     assert rec._pip_doubts[0][1] is outline
+    # one doubt a card: the same card refused again on another route replaces it
+    nudged = outline + np.float32(3.0)
+    assert not rec._passes(doubtful, card, limit, {"4S"}, {"4S"}, as_read=nudged)
+    assert len(rec._pip_doubts) == 1 and rec._pip_doubts[0][1] is nudged
     # refused for another reason too (an outline read 5S clearly): no face to trust
-    assert not rec._passes(doubtful, card, limit, {"4S", "5S"}, {"4S"}, as_read=outline)
+    assert not rec._passes(doubtful, card, limit, {"4S", "5S"}, {"4S"}, as_read=outline + np.float32(200.0))
     assert len(rec._pip_doubts) == 1
+    rec.recognize(np.zeros((720, 1280, 3), np.uint8))  # (the recogniser's table is 1280 x 720)
+    assert rec._pip_doubts is None  # none outlives its frame
 
 
 def test_a_doubtful_pip_read_stands_only_where_its_clearer_index_favours_it_over_a_pip_more(

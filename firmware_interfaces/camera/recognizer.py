@@ -226,9 +226,9 @@ class Recognizer:
         # while a frame is read, what was measured and judged of each card picture (by its id;
         # see _CardMemo): a card is often judged again on another route
         self._card_memos: dict[int, _CardMemo] | None = None
-        # while a frame is read, the pip cards read but for a pip their index could not rule out
-        # (code, outline as read; see _passes): faces that still show the frame's smear
-        self._pip_doubts: list[tuple[str, np.ndarray]] = []
+        # while the frame as taken is read, the pip cards read but for a pip their index could
+        # not rule out (code, outline as read; see _passes): faces that still show its smear
+        self._pip_doubts: list[tuple[str, np.ndarray]] | None = None
         # what a doubtful read must lead its suit twin by: more on a frame with its smear undone
         self._twin_lead = TWIN_LEAD
         # while a card glare burnt in part, left unread, is looked at again on the frame with its
@@ -251,7 +251,7 @@ class Recognizer:
             finally:
                 self._gray_frame = None
                 self._card_memos = None
-                self._pip_doubts = []
+                self._pip_doubts = None
         self.frames_read += 1
         if self.change is not None:
             self.change.remember(frame)
@@ -826,10 +826,11 @@ class Recognizer:
                 near_elsewhere: set[str], veto_margin: float = INDEX_VETO_MARGIN,
                 as_read: np.ndarray | None = None) -> bool:
         """The tests a doubtful card's read must pass (see :meth:`_read`); ``veto_margin``: how
-        clearly a corner index must name another code to veto it. A read of a pip card that
-        passes every test but those of a pip hidden (:meth:`_no_pips_hidden`,
-        :meth:`_burnt_pips_unsmeared`) is kept, with its outline ``as_read``, among the frame's
-        pip doubts: its face still shows the frame's smear (:meth:`_unsmeared_looks`)."""
+        clearly a corner index must name another code to veto it. While the frame as taken is
+        read, a read of a pip card that passes every test but those of a pip hidden
+        (:meth:`_no_pips_hidden`, :meth:`_burnt_pips_unsmeared`) is kept, with its outline
+        ``as_read``, as the card's pip doubt: its face still shows the frame's smear
+        (:meth:`_unsmeared_looks`)."""
         templates = self.calibration.templates
         model = templates.model
         more_pips = pips_hidden(m.code, m.runner_up)
@@ -839,12 +840,14 @@ class Recognizer:
                 and not _index_covered(model, m, card)
                 and same_rank(templates.best_code(card), m.code)
                 and (not more_pips or beyond_doubt
-                     or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)
-                and self._ink_explained(m, card) and self._face_shows(m, card)):
+                     or self._index_lead(card, m.code, m.runner_up) > INDEX_LEAD)):
             return False
         if beyond_doubt or (not self._burnt_pips_unsmeared(m) and self._no_pips_hidden(m, card)):
-            return True
-        if as_read is not None:
+            return self._ink_explained(m, card) and self._face_shows(m, card)
+        if as_read is not None and self._pip_doubts is not None \
+                and self._ink_explained(m, card) and self._face_shows(m, card):
+            # one doubt a card (the last route's): the smear is a median over cards
+            self._pip_doubts = [(code, at) for code, at in self._pip_doubts if not _same_outline(at, as_read)]
             self._pip_doubts.append((m.code, as_read))
         return False
 
@@ -991,6 +994,8 @@ class Recognizer:
         card read doubtfully on the frame as taken is checked with the smear undone
         (:meth:`_checked_unsmeared`). Unchanged when every card was read from its face and sure,
         or the frame shows no smear."""
+        # the frame's pip doubts, all from the frame as taken: none is kept from here on
+        doubts, self._pip_doubts = self._pip_doubts or [], None
         # the unread worth another look (not felt showing through, not a fit on nothing printed)
         again_at = [k for k, look in enumerate(looks) if (not look.read and look.doubtful) or _by_indexes(look)]
         read = [look.reading for look in looks if _read_from_face(look) and look.reading is not None]
@@ -1007,15 +1012,26 @@ class Recognizer:
             return looks if smear is None else self._checked_unsmeared(frame, looks, checked_at, boxes, smear)
         if read:
             smear = self._measured_smear(gray, read)
-        else:
-            # no card read from its face: a face read but for a pip its index could not rule out
-            # still shows the smear (undone, that index may then rule it out), before a blind guess
-            smear = self._smear_of_faces(gray, self._pip_doubts)
-            if smear is None:
-                chosen = [(looks[k], boxes[k]) for k in self._likeliest_faces(frame, looks, again_at)]
-                smear = self._guessed_smear(frame, gray, [boxes[k] for k in again_at], chosen)
-        if smear is None:
-            return looks
+            return looks if smear is None else self._checked_unsmeared(
+                frame, self._undone_looks(frame, looks, again_at, boxes, smear), checked_at, boxes, smear)
+        # no card read from its face: a face read but for a pip its index could not rule out
+        # still shows the smear (undone, that index may then rule the pip out); where that reads
+        # no card, the smear is guessed blind
+        smear = self._smear_of_faces(gray, doubts)
+        if smear is not None:
+            out = self._undone_looks(frame, looks, again_at, boxes, smear)
+            if any(out[k].read for k in again_at):
+                return out
+        chosen = [(looks[k], boxes[k]) for k in self._likeliest_faces(frame, looks, again_at)]
+        smear = self._guessed_smear(frame, gray, [boxes[k] for k in again_at], chosen)
+        return looks if smear is None else self._undone_looks(frame, looks, again_at, boxes, smear)
+
+    def _undone_looks(self, frame: np.ndarray, looks: list[_Look], again_at: list[int],
+                      boxes: dict[int, tuple[int, int, int, int]], smear: Smear) -> list[_Look]:
+        """``looks`` with each of ``again_at`` looked at again on ``frame`` with ``smear`` undone
+        around it (``boxes``: px), at the length measured and, for the cards still unread,
+        longer; a look read so (from its face) replaces the other, a card read from its
+        agreeing indexes that is not is left unread (see :meth:`_unsmeared_looks`)."""
         out = list(looks)
         pending = again_at
         # whether glare burnt each card in part, asked of the frame as taken (see _burnt_pips_unsmeared)
@@ -1038,7 +1054,7 @@ class Recognizer:
         for k in pending:
             if _by_indexes(looks[k]):
                 out[k] = _unread(looks[k])
-        return self._checked_unsmeared(frame, out, checked_at, boxes, smear)
+        return out
 
     def _unsmeared_look(self, sharp: np.ndarray, look: _Look, burnt: bool = False) -> _Look:
         """``look``'s card looked at again on ``sharp``, the frame with a smear undone, where a
@@ -1268,6 +1284,13 @@ def _unread(look: _Look) -> _Look:
     """``look`` as a no-read of the same card where it was seen."""
     assert look.reading is not None
     return replace(look, reading=replace(look.reading, code=None, confidence=0.0), read=False, doubtful=True)
+
+
+def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two outlines (image px) lie on the same card: their centres lie within half the
+    shorter side of ``a``."""
+    short = float(min(np.hypot(*(a[1] - a[0])), np.hypot(*(a[2] - a[1]))))
+    return bool(np.hypot(*(a.mean(axis=0) - b.mean(axis=0))) < 0.5 * short)
 
 
 def _one_per_card(looks: list[_Look]) -> list[CardReading]:
