@@ -847,7 +847,9 @@ class Recognizer:
         if as_read is not None and self._pip_doubts is not None \
                 and self._ink_explained(m, card) and self._face_shows(m, card):
             # one doubt a card (the last route's): the smear is a median over cards
-            self._pip_doubts = [(code, at) for code, at in self._pip_doubts if not _same_outline(at, as_read)]
+            here = self.finder.to_table(as_read.mean(axis=0))
+            self._pip_doubts = [(code, at) for code, at in self._pip_doubts
+                                if not _same_card(self.finder.to_table(at.mean(axis=0)), here)]
             self._pip_doubts.append((m.code, as_read))
         return False
 
@@ -1286,13 +1288,6 @@ def _unread(look: _Look) -> _Look:
     return replace(look, reading=replace(look.reading, code=None, confidence=0.0), read=False, doubtful=True)
 
 
-def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two outlines (image px) lie on the same card: their centres lie within half the
-    shorter side of ``a``."""
-    short = float(min(np.hypot(*(a[1] - a[0])), np.hypot(*(a[2] - a[1]))))
-    return bool(np.hypot(*(a.mean(axis=0) - b.mean(axis=0))) < 0.5 * short)
-
-
 def _one_per_card(looks: list[_Look]) -> list[CardReading]:
     """The readings of ``looks``, one per card: a look read from its slot's outline may have
     been aligned onto the card in that slot that another look read already."""
@@ -1422,8 +1417,9 @@ def burnt_in_patches(card: np.ndarray) -> bool:
     :func:`burnt_out`). What the pip tests of such a card ask (:meth:`Recognizer._no_pips_hidden`,
     :meth:`Recognizer._burnt_pips_unsmeared`)."""
     burnt = (whiteness(card) >= BURNT_WHITE).astype(np.uint8)
-    if np.count_nonzero(burnt) >= OVER_EXPOSED * burnt.size:
-        return False
+    share = np.count_nonzero(burnt) / burnt.size
+    if not GLARE_SHARE <= share < OVER_EXPOSED:
+        return False  # too little burnt even in specks (most cards), or over-exposed as a whole
     patches = cv2.morphologyEx(burnt, cv2.MORPH_OPEN, np.ones((GLARE_PATCH_PX, GLARE_PATCH_PX), np.uint8))
     return bool(np.count_nonzero(patches) >= GLARE_SHARE * burnt.size)
 
