@@ -760,13 +760,14 @@ def test_an_outline_placed_on_what_glare_left_of_a_card_serves_its_index_read_al
     assert called == []
 
 
-def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fit_not_under_glare_goes_no_further_than_the_fits_alignment(monkeypatch: pytest.MonkeyPatch) -> None:
     """A card the finder only fitted (reported only if read) that its second look, first
-    alignment and the fits' second look do not read is not aligned from the fits, searched
+    alignment, the fits' second look and the fits' alignment do not read is not searched
     wider, aligned to the templates' faces or read from its indexes, unless a view of it shows
     a burnt-out highlight: a card under a dealer's hand is such a fit frame after frame, and those routes cost
     it 35 ms to read nothing. A card the masks cut out still gets them, and a fit that reads
-    is still read."""
+    is still read, by the fits' second look or by their alignment (a card under a veil of
+    glare no mask cut out, its slot's fit lying inside it: session 67)."""
     rec = _recognizer()
     w, h = CARD_SIZE
     covered = _table("AD", "KS")
@@ -792,14 +793,30 @@ def test_a_fit_not_under_glare_goes_no_further_than_the_fits_second_look(monkeyp
 
     look = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
     assert look.reading is None and look.doubtful
-    assert calls == ["_aligned_read", "_fitted_read"]
+    assert calls == ["_aligned_read", "_fitted_read", "_aligned_read"]  # the last from the fits
     for frame, fitted in ((covered, False), (glared, True)):
         calls.clear()
         rec._look(frame, rec.finder, FoundCard([_outline(_RIGHT)], fitted), in_slot)
-        assert calls[:2] == ["_aligned_read", "_fitted_read"]
-        assert calls.count("_aligned_read") > 1 and "_agreeing_read" in calls
+        assert calls[:3] == ["_aligned_read", "_fitted_read", "_aligned_read"]
+        assert calls.count("_aligned_read") > 2 and "_agreeing_read" in calls
     read = rec._look(_table("AD", "KS"), rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
     assert read.reading is not None and read.reading.code == "KS"
+    # the fits' alignment is kept for every fit: what it reads is reported (the first
+    # alignment, from the outline, its slot and its corners, is the call before the fits')
+    fit_starts: list[object] = []
+    real_aligned = Recognizer._aligned_read
+
+    def fits_align(self: Recognizer, frame: np.ndarray, starts: list[object], *args: object,
+                   **kwargs: object) -> object:
+        if "_fitted_read" not in calls:
+            return real_aligned(self, frame, starts, *args, **kwargs)  # type: ignore[arg-type]
+        fit_starts.append(starts)
+        return "KS", 0.9, _outline(_RIGHT)
+
+    calls.clear()
+    monkeypatch.setattr(Recognizer, "_aligned_read", fits_align)
+    read = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
+    assert read.reading is not None and read.reading.code == "KS" and len(fit_starts) == 1
     # the fits' own second look is kept for every fit: what it reads is reported
     monkeypatch.setattr(Recognizer, "_fitted_read", lambda self, *args: ("KS", 0.9, _outline(_RIGHT)))
     read = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)

@@ -326,7 +326,7 @@ class Recognizer:
         (:meth:`_index_read`), from the aligned outlines first; last, a card under a veil of glare
         from its corner indexes where they name the code the whole card reads (:meth:`_agreeing_read`).
         A card the finder only fitted (``fitted_only``: ``FoundCard.fitted``, reported only if
-        read) goes no further than the fits' second look unless one of the finder's views of it
+        read) goes no further than the fits' alignment unless one of the finder's views of it
         shows a burnt-out highlight (``glare`` below).
         Anything else is a no-read: a read must not hang on where the card's edge was cut."""
         templates = self.calibration.templates
@@ -431,13 +431,6 @@ class Recognizer:
             # were read, none by the fits, session 43); their second look, then their alignment
             fits = self.finder.fit_cards(frame, reads[0][1], slot)
             read = self._fitted_read(frame, fits, limit, clear_elsewhere)
-            if read is None and fitted_only and not glare:
-                # a card the finder only fitted (reported only if read), with no burnt-out
-                # highlight in any view of it, goes no further: a card a dealer's hand covers is
-                # such a fit frame after frame, and the routes below cost it 35 ms more each
-                # time, to read nothing; on our 13 sets (4,368 cards) they read one such card, a
-                # 3D of a burnt-glare set (docs/camera.md, session 48)
-                return None, 0.0, as_read
             if read is None:
                 fit_starts = []
                 for fit in fits:
@@ -445,6 +438,15 @@ class Recognizer:
                     fit_starts.append((_as_read(fit, mf.flipped), mf.code))
                 read = self._aligned_read(frame, fit_starts, as_read, slot, limit, clear_elsewhere, tried=aligned,
                                           under_glare=glare)
+            if read is None and fitted_only and not glare:
+                # a card the finder only fitted (reported only if read), with no burnt-out
+                # highlight in any view of it, goes no further than its fits' alignment: a card a
+                # dealer's hand covers is such a fit frame after frame, and the routes below cost
+                # it about 35 ms more each time, to read nothing (docs/camera.md, session 48). The
+                # fits' alignment is kept: a card under a veil of glare that lifts the felt around
+                # it as much as its paper is cut out by no mask, and its slot's fit can lie inside
+                # it, its index cut off (an independent scene's TH, session 67)
+                return None, 0.0, as_read
         if read is None:
             # last, for a card whose every start read another face (an outline a card's size but
             # 5-7 mm off: the slot's own fit under glare): its print looked for on a wider grid
