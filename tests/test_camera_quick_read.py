@@ -813,11 +813,16 @@ def test_a_fit_not_under_glare_goes_no_further_than_the_fits_alignment(monkeypat
         fit_starts.append(starts)
         return "KS", 0.9, _outline(_RIGHT)
 
+    fit = _outline(_RIGHT, 0.1 * w)  # the fits' one outline, a little off the card
+    monkeypatch.setattr(rec.finder, "fit_cards", lambda frame, corners, slot: [fit])
     calls.clear()
     monkeypatch.setattr(Recognizer, "_aligned_read", fits_align)
     read = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
     assert read.reading is not None and read.reading.code == "KS" and len(fit_starts) == 1
+    (start, _), = fit_starts[0]  # type: ignore[misc]
+    assert np.abs(np.sort(start, axis=0) - np.sort(fit, axis=0)).max() < 1e-3  # aligned from the fit
     # the fits' own second look is kept for every fit: what it reads is reported
+    monkeypatch.setattr(Recognizer, "_aligned_read", real_aligned)
     monkeypatch.setattr(Recognizer, "_fitted_read", lambda self, *args: ("KS", 0.9, _outline(_RIGHT)))
     read = rec._look(covered, rec.finder, FoundCard([_outline(_RIGHT)], True), in_slot)
     assert read.reading is not None and read.reading.code == "KS"

@@ -442,7 +442,7 @@ class Recognizer:
                 # a card the finder only fitted (reported only if read), with no burnt-out
                 # highlight in any view of it, goes no further than its fits' alignment: a card a
                 # dealer's hand covers is such a fit frame after frame, and the routes below cost
-                # it about 35 ms more each time, to read nothing (docs/camera.md, session 48). The
+                # it most of the 35 ms session 48 measured, each time, to read nothing. The
                 # fits' alignment is kept: a card under a veil of glare that lifts the felt around
                 # it as much as its paper is cut out by no mask, and its slot's fit can lie inside
                 # it, its index cut off (an independent scene's TH, session 67)
