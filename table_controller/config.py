@@ -208,7 +208,7 @@ def _path(base: Path, text: str, key: str) -> Path:
     """``text`` (``~`` expanded) relative to the configuration's folder; ``key``: "T01.toml: x.y"."""
     try:
         path = Path(text).expanduser()
-    except RuntimeError as e:  # "~someone" of a user this machine does not know
+    except (RuntimeError, ValueError) as e:  # "~someone" of a user this machine does not know, a NUL
         raise ConfigError(f"{key}: {text!r}: {e}") from None
     return path if path.is_absolute() else base / path
 
