@@ -26,7 +26,7 @@ from calibration.table import calibrate_from_markers
 from calibration.templates import CARD_SIZE, warp_card
 from firmware_interfaces.camera import recognizer
 from firmware_interfaces.camera.finder import FoundCard, learn_empty_table
-from firmware_interfaces.camera.recognizer import INDEX_OVERRULED, SURE_MARGIN, Recognizer
+from firmware_interfaces.camera.recognizer import INDEX_OVERRULED, SURE_MARGIN, SURE_NEAR, Recognizer
 from firmware_interfaces.camera.refine import RefinedOutline
 from firmware_interfaces.camera.scenes import DomainRandomisation, TruthCard, generate_test_set
 
@@ -1098,3 +1098,45 @@ def test_a_card_no_route_reads_is_read_from_an_outline_cut_with_the_print_kept_i
     assert np.hypot(*np.subtract(asked[0], rec.finder.to_table(off.mean(axis=0)))) < 1.0
     monkeypatch.setattr(rec.finder, "cards_over_print", lambda f, centre, around: [])
     assert rec._read(frame, [off], quick=False)[0] is None
+
+
+def test_a_read_far_from_its_card_is_not_sure_however_clear() -> None:
+    """A read far past the margin limit, its indexes confirming it, is not sure where it lies
+    farther from its card than ``SURE_NEAR`` times the card's near limit (a card half under a
+    hand reads so from the half that shows); the same read nearer its card is."""
+    rec = _recognizer()
+    model = rec.calibration.templates.model
+    card = (templates_for(DECK).faces["KD"] * 0.9).astype(np.uint8)
+    m = model.read(card)
+    limit = rec.threshold * model.min_margin
+    assert m.code == "KD" and m.accepted and m.margin >= SURE_MARGIN * limit
+    assert rec._judged_sure(m, card, limit)
+    near = model.near_limit("KD")
+    assert rec._judged_sure(replace(m, distance=0.95 * SURE_NEAR * near), card, limit)
+    assert not rec._judged_sure(replace(m, distance=1.05 * SURE_NEAR * near), card, limit)
+
+
+def test_a_card_half_under_a_hand_with_its_top_index_clear_gets_no_code() -> None:
+    """A held-out design's KD, 49.5 % under a dealer's hand, its top index clear (the benchmark's
+    ``--special`` scenes at seed 29, frame 4): it read KD 3.7 times past the margin limit, a
+    corner index confirming it, and its covered corner lay short of the index model's distance
+    limit; the whole card lay 2.6 times its near limit from KD, and is now no read. The normal
+    cards of the frame are read."""
+    name = "kde-tigullio-international"
+    layouts = [load_layout(g) for g in ("baccarat", "three-pictures", "three-face", "teen-patti-2020")]
+    tf = generate_test_set(deck_or_skip(name), layouts, 1, seed=30, randomise=DomainRandomisation.with_special_cards(),
+                           first=4)[0]
+    plane = calibrate_from_markers(tf.empty, tf.layout)
+    printed, empty = learn_empty_table(plane, tf.layout, tf.empty)
+    rec = Recognizer(Calibration(plane, templates_for(name), printed=printed, empty_table=empty), tf.layout)
+    readings = rec.recognize(tf.scene.image)
+
+    def codes_at(t: TruthCard) -> list[str | None]:
+        at = np.mean(t.corners, axis=0)
+        return [r.code for r in readings if np.hypot(*(np.mean(r.corners, axis=0) - at)) < 30]
+
+    covered = next(t for t in tf.scene.cards if t.conditions["kind"] == "occluded")
+    assert covered.slot == "banker3" and covered.conditions["occluded_fraction"] >= 0.4
+    assert all(code is None for code in codes_at(covered)), codes_at(covered)
+    normal = [t for t in tf.scene.cards if t.code is not None]
+    assert len(normal) == 4 and all(codes_at(t) == [t.code] for t in normal), [(t.code, codes_at(t)) for t in normal]
