@@ -1109,7 +1109,7 @@ def test_a_read_far_from_its_card_is_not_sure_however_clear() -> None:
     card = (templates_for(DECK).faces["KD"] * 0.9).astype(np.uint8)
     m = model.read(card)
     limit = rec.threshold * model.min_margin
-    assert m.code == "KD" and m.accepted and m.margin >= SURE_MARGIN * limit
+    assert m.code == "KD" and m.accepted and m.margin >= SURE_MARGIN * limit and recognizer._index_confirms(m)
     assert rec._judged_sure(m, card, limit)
     near = model.near_limit("KD")
     assert rec._judged_sure(replace(m, distance=0.95 * SURE_NEAR * near), card, limit)
@@ -1124,6 +1124,7 @@ def test_a_card_half_under_a_hand_with_its_top_index_clear_gets_no_code() -> Non
     cards of the frame are read."""
     name = "kde-tigullio-international"
     layouts = [load_layout(g) for g in ("baccarat", "three-pictures", "three-face", "teen-patti-2020")]
+    # (the benchmark draws its special scenes at its seed + 1)
     tf = generate_test_set(deck_or_skip(name), layouts, 1, seed=30, randomise=DomainRandomisation.with_special_cards(),
                            first=4)[0]
     plane = calibrate_from_markers(tf.empty, tf.layout)
@@ -1137,6 +1138,7 @@ def test_a_card_half_under_a_hand_with_its_top_index_clear_gets_no_code() -> Non
 
     covered = next(t for t in tf.scene.cards if t.conditions["kind"] == "occluded")
     assert covered.slot == "banker3" and covered.conditions["occluded_fraction"] >= 0.4
-    assert all(code is None for code in codes_at(covered)), codes_at(covered)
     normal = [t for t in tf.scene.cards if t.code is not None]
     assert len(normal) == 4 and all(codes_at(t) == [t.code] for t in normal), [(t.code, codes_at(t)) for t in normal]
+    # no code anywhere in the frame but the normal cards' (the covered KD's nowhere, however far off)
+    assert sorted(r.code for r in readings if r.code) == sorted(str(t.code) for t in normal)

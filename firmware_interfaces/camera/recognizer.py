@@ -84,17 +84,18 @@ FELT_SHOWING = 0.5
 FELT_UNCHANGED = 0.5
 #: A read this many times past the margin limit needs no second look.
 SURE_MARGIN = 3.0
-#: ... when it also lies within this many times its card's near limit (``DeckModel.near_limit``).
-#: A card half under a dealer's hand reads clearly as itself from the half that shows. A held-out
-#: tigullio KD 49.5 % under a hand (the benchmark's ``--special`` scenes, seed 29) had its top
-#: index clear, read KD 3.7 times past the margin limit, and its top index confirmed it. Its
-#: covered corner lay at 0.86 of the index model's distance limit, so no index counted as hidden.
-#: The whole card lay 2.6 times its near limit from KD, far from any view of a whole card. Sure
-#: judgements of uncovered cards reach that too: on tuned-on kde-standard, 3 of 856 lay past 2
-#: (at most 2.63), and those cards are read by the doubtful read's routes instead. With the limit
-#: at 2, our 10 check sets read card for card as before; at NEAR_SLACK (1.25), one card fewer.
-#: Sure reads that lie farther than the limit are left to the doubtful read's routes, which ask
-#: NEAR_SLACK (session 68).
+#: A sure read (SURE_MARGIN) must also lie within this many times its card's near limit
+#: (``DeckModel.near_limit``). A card half under a dealer's hand reads clearly as itself from
+#: the half that shows. A held-out tigullio KD 49.5 % under a hand (the benchmark's ``--special``
+#: scenes, seed 29) had its top index clear, read KD 3.7 times past the margin limit, and its top
+#: index confirmed it. Its covered corner lay at 0.86 of the index model's distance limit, so no
+#: index counted as hidden. The whole card lay 2.6 times its near limit from KD. Sure reads of
+#: uncovered cards can lie as far: on tuned-on kde-standard, 3 of 856 sure judgements lay past 2,
+#: the farthest at 2.63, farther than this card. So the limit does not tell the two kinds of card
+#: apart. It hands such reads to the doubtful read's routes, which ask NEAR_SLACK and read those
+#: cards there. With the limit at 2, our 10 check sets read card for card as before; at NEAR_SLACK
+#: (1.25), one card fewer. Where a far read on one of the finder's outlines is so refused,
+#: ``_sure_elsewhere`` may take a later outline's read, under a doubtful read's tests (session 68).
 SURE_NEAR = 2.0
 #: A card's sides.
 SIDES = 4
