@@ -39,7 +39,8 @@ reads); ``machine`` says how fast the machine was at the run's start and end
 Beside each size's figures, ``next_frame``: the same frames each read in full by a recogniser
 that has just read its table's previous frame (a table's frame rate, in the cache a reading
 table keeps warm; the judged read follows a fresh calibration, as a table's first frame does),
-``speed_next_frame`` in ``targets_met``;
+``speed_next_frame`` in ``targets_met`` (``held_out_targets_met`` asks every entry of every
+held-out design's ``targets_met``);
 ``still_table_stream``: the CPU ms per frame of 30-frame streams of a still
 6-card table (fresh sensor noise and JPEG each frame), where the recogniser
 reuses its last full read while nothing moved (``firmware_interfaces.camera.change``),
@@ -297,7 +298,7 @@ def _next_frame_timing(frames: list[tuple[GeneratedFrame, list[tuple[str, str]]]
     is told that something moved since (``ChangeDetector.forget``: a card laid, a hand gone),
     and reads the frame in full. This is the cost at a table's frame rate, in the cache a table
     that is reading keeps warm; the judged read follows a fresh calibration, as a table's first
-    frame does, and costs more (docs/camera.md, sessions 61 and 69). Also how many frames it
+    frame does, and costs more (measured in docs/camera.md, session 69). Also how many frames it
     read as the judged first read did."""
     rng = np.random.default_rng(2)
     ms: list[float] = []
@@ -514,7 +515,7 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
                 first += EXTRA_CHUNK
         timing[key] = _timing(size_ms, size_wall, source, size_best)
         progress(f"{name}: next frames {key}")
-        timing[key]["next_frame"] = _next_frame_timing(timed_frames.get(key, []), templates)
+        timing[key]["next_frame"] = _next_frame_timing(timed_frames.pop(key, []), templates)
         progress(f"{name}: still-table streams {key}")
         timing[key]["still_table_stream"] = _stream_timing(six_cards.get(key, []), templates)
         progress(f"{name}: streams with a hand {key}")
