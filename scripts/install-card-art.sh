@@ -20,12 +20,19 @@ fi
 if [ ! -f "$ART_ROOT/node_modules/svg-cards/png/2x/heart_queen.png" ]; then
     echo "install-card-art: npm install svg-cards into $ART_ROOT"
     mkdir -p "$ART_ROOT"
-    # The registry can fail once on a fresh machine (seen: an npm exit with no message); try 3 times.
-    for attempt in 1 2 3; do
-        npm install --prefix "$ART_ROOT" --no-audit --no-fund --silent svg-cards@4 >/dev/null && break
-        [ "$attempt" = 3 ] && { echo "install-card-art: npm install svg-cards failed 3 times" >&2; exit 1; }
-        echo "install-card-art: npm install failed (try $attempt of 3); again in 5 s" >&2
-        sleep 5
+    # The registry can fail or stall on a fresh machine (seen: an npm exit with no message, and
+    # one install that took a minute): try 5 times, waiting longer each time, and show npm's
+    # own words when a try fails.
+    log="$(mktemp)"
+    wait_s=5
+    for attempt in 1 2 3 4 5; do
+        npm install --prefix "$ART_ROOT" --no-audit --no-fund --loglevel=error svg-cards@4 >"$log" 2>&1 && break
+        tail -n 5 "$log" >&2
+        [ "$attempt" = 5 ] && { echo "install-card-art: npm install svg-cards failed 5 times" >&2; rm -f "$log"; exit 1; }
+        echo "install-card-art: npm install failed (try $attempt of 5); again in $wait_s s" >&2
+        sleep "$wait_s"
+        wait_s=$((wait_s * 2))
     done
+    rm -f "$log"
 fi
 echo "install-card-art: ok (KDE decks in /usr/share/carddecks, svg-cards in $ART_ROOT)"
