@@ -4,6 +4,7 @@
 #   - Debian kdegames-card-data-kf5: KDE SVG decks under /usr/share/carddecks/
 #   - Debian librsvg2-bin: rsvg-convert, which renders one card element of a KDE deck
 #   - npm svg-cards: PNG faces, installed under ${TABLE_CONTROLLER_CARD_ART:-/opt/card-art}
+# CARD_ART_RETRY_WAIT_S: the wait (s) before npm's second try, doubled before each later one (5).
 set -eu
 ART_ROOT="${TABLE_CONTROLLER_CARD_ART:-/opt/card-art}"
 
@@ -24,7 +25,7 @@ if [ ! -f "$ART_ROOT/node_modules/svg-cards/png/2x/heart_queen.png" ]; then
     # one install that took a minute): try 5 times, waiting longer each time, and show npm's
     # own words when a try fails.
     log="$(mktemp)"
-    wait_s=5
+    wait_s="${CARD_ART_RETRY_WAIT_S:-5}"
     for attempt in 1 2 3 4 5; do
         npm install --prefix "$ART_ROOT" --no-audit --no-fund --loglevel=error svg-cards@4 >"$log" 2>&1 && break
         tail -n 5 "$log" >&2
