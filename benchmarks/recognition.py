@@ -16,8 +16,8 @@ layouts: 6 cards a frame, some frames with a card off every slot, some empty.
   bands of the conditions it was drawn under (``bands``).
 * ``--classic``: today's ``Degradation`` at 1280x720 (1920x1080 for timing).
 * ``--special``: also frames with a face-down card, a card half under a hand
-  and a card cut by the frame edge: none of them may get a code, and the other
-  cards of those frames no wrong code and no phantom (``special`` in ``targets_met``).
+  and a card cut by the frame edge: none of them may get a code, and there may be no
+  wrong read or phantom among the other cards of those frames (``special`` in ``targets_met``).
 * ``--perturb NAMES`` (comma-separated, or ``all``): the scored frames read again, each
   changed a little after the table was calibrated (shifted a pixel or two, turned 0.3°,
   re-encoded, fresh noise: :mod:`firmware_interfaces.camera.perturbations`), tallied apart
@@ -579,8 +579,8 @@ def bench_deck(name: str, deck: DeckArt, frames: int, seed: int, hard: bool,
 def special_met(special: dict[str, Any]) -> bool:
     """The ``special`` verdict on what :func:`bench_special` measured: no special card given a
     code, and no wrong read and no phantom among the other cards of those frames (a wrong read
-    is one wherever it lies: a 3H and a 2H smeared beside a face-down card were read 3D and 2D,
-    session 70)."""
+    is one wherever it lies: a 3H and a 2H in a smeared special scene were read 3D and 2D, and
+    until session 70 failed no verdict)."""
     others = special["other_cards_in_these_frames"]
     return bool(special["given_a_code"] == 0 and others["wrong_reads"] == 0 and others["phantom_cards"] == 0)
 
@@ -632,7 +632,7 @@ def main() -> int:
     kind.add_argument("--classic", dest="hard", action="store_false", help="today's Degradation scenes")
     parser.add_argument("--special", action="store_true",
                         help="also frames with face-down, half-covered and cut cards: none may get a code, "
-                             "and the other cards there no wrong code and no phantom")
+                             "and no wrong read or phantom among the other cards of those frames")
     parser.add_argument("--burnt-glare", type=float, default=0.0, metavar="CHANCE",
                         help="chance per frame of a burnt-out highlight on a card (0..1, default 0); a card "
                              "burnt over half of it must get no code")
