@@ -5,27 +5,15 @@ judged first read's (``benchmarks/recognition.py``, ``_next_frame_timing``)."""
 from __future__ import annotations
 
 import functools
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from benchmark_module import recognition_benchmark
 from cardart import deck_or_skip, templates_for
 
 from calibration.layout import load_layout
 from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
 
 DECK = "kde-standard"
-BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "recognition.py"
-
-
-@functools.cache
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recognition_benchmark", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @functools.cache
@@ -36,7 +24,7 @@ def _scene() -> GeneratedFrame:
 
 
 def test_a_tables_next_frame_is_read_in_full_after_its_previous_frame() -> None:
-    bench, tf, templates = _benchmark(), _scene(), templates_for(DECK)
+    bench, tf, templates = recognition_benchmark(), _scene(), templates_for(DECK)
     first = bench._read_keys(bench._recognizer(tf, templates).recognize(tf.scene.image))
     assert len(first) == 6 and all(code != "-" for code, _ in first)
     out = bench._next_frame_timing([(tf, first), (tf, [("AS", "nowhere")]), (tf, first)], templates)
@@ -50,4 +38,4 @@ def test_a_tables_next_frame_is_read_in_full_after_its_previous_frame() -> None:
 
 
 def test_no_frames_no_figures() -> None:
-    assert _benchmark()._next_frame_timing([], templates_for(DECK)) == {"frames_timed": 0}
+    assert recognition_benchmark()._next_frame_timing([], templates_for(DECK)) == {"frames_timed": 0}

@@ -4,26 +4,12 @@ among the other cards of the special scenes (until session 70 only the first did
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmark_module import recognition_benchmark
 
 from firmware_interfaces.camera.scoring import Tally
-
-BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "recognition.py"
-
-
-@functools.cache
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recognition_benchmark", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _measured(given_a_code: int = 0, wrong_reads: int = 0, phantom_cards: int = 0) -> dict[str, Any]:
@@ -35,9 +21,9 @@ def _measured(given_a_code: int = 0, wrong_reads: int = 0, phantom_cards: int = 
 
 
 def test_special_cards_left_unread_and_no_wrong_read_beside_them_meet_the_verdict() -> None:
-    assert _benchmark().special_met(_measured()) is True
+    assert recognition_benchmark().special_met(_measured()) is True
 
 
 @pytest.mark.parametrize("faults", [{"given_a_code": 1}, {"wrong_reads": 2}, {"phantom_cards": 1}])
 def test_a_coded_special_card_or_a_wrong_read_or_phantom_in_those_frames_fails_it(faults: dict[str, int]) -> None:
-    assert _benchmark().special_met(_measured(**faults)) is False
+    assert recognition_benchmark().special_met(_measured(**faults)) is False
