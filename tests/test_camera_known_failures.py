@@ -12,30 +12,26 @@ them needs no held-out deck (docs/camera.md, session 70):
   on both held-out designs as on svg-cards (seed 67, frame 46, 1080p): the empty felt's tests
   (its grain, its colour) fail under the glare's gradient.
 
-Each frame is read as the benchmark reads it but for the templates, which come from the deck's
-faces directly (``cardart.templates_for``), not through image files as ``calibrate_like_a_studio``
-makes them; the reads are the same. A separate test, expected to pass, checks that the generator
-still makes the scenes these were found in (an xfail test's own checks would fail silently)."""
+Each frame is made and read by the benchmark's own functions, but for the templates, which come
+from the deck's faces directly (``cardart.templates_for``), not through image files as
+``calibrate_like_a_studio`` makes them; the reads are the same. A separate test, expected to
+pass, checks that the generator still makes the scenes these were found in (an xfail test's own
+checks would fail silently)."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 
 import pytest
+from benchmark_module import recognition_benchmark
 from cardart import deck_or_skip, templates_for
 
 from calibration.layout import load_layout
-from calibration.store import Calibration
-from calibration.table import calibrate_from_markers
-from firmware_interfaces.camera.finder import learn_empty_table
-from firmware_interfaces.camera.recognizer import CardReading, Recognizer
-from firmware_interfaces.camera.scenes import DomainRandomisation, GeneratedFrame, generate_test_set
+from firmware_interfaces.camera.recognizer import CardReading
+from firmware_interfaces.camera.scenes import GeneratedFrame
 from firmware_interfaces.camera.scoring import match
 
 DECK = "svg-cards"
-#: The benchmark's layouts, in its order (a frame's number picks its layout).
-GAMES = ("baccarat", "three-pictures", "three-face", "teen-patti-2020")
 #: (seed, frame number, special scenes) of each scene.
 SMEARED_HEARTS = (68, 57, True)
 CHIP_UNDER_GLARE = (67, 46, False)
@@ -43,18 +39,18 @@ CHIP_UNDER_GLARE = (67, 46, False)
 
 @functools.cache
 def _benchmark_frame(seed: int, number: int, special: bool) -> GeneratedFrame:
-    """Frame ``number`` of the benchmark's randomised set at ``seed`` (as its ``scene_set`` makes it)."""
-    r = DomainRandomisation.with_special_cards() if special else DomainRandomisation()
-    return generate_test_set(deck_or_skip(DECK), [load_layout(g) for g in GAMES], 1, seed=seed,
-                             randomise=replace(r, burnt_glare_chance=0.0), first=number)[0]
+    """Frame ``number`` of the benchmark's randomised set at ``seed``, made by its own ``scene_set``."""
+    bench = recognition_benchmark()
+    layouts = [load_layout(g) for g in bench.GAMES]
+    frames: list[GeneratedFrame] = bench.scene_set(deck_or_skip(DECK), layouts, 1, seed, hard=True, special=special,
+                                                   first=number)
+    return frames[0]
 
 
 def _read(tf: GeneratedFrame) -> list[CardReading]:
-    """The frame read by a recogniser calibrated from its own empty frame (plane and empty table)."""
-    plane = calibrate_from_markers(tf.empty, tf.layout)
-    printed, empty_table = learn_empty_table(plane, tf.layout, tf.empty)
-    rec = Recognizer(Calibration(plane, templates_for(DECK), printed=printed, empty_table=empty_table), tf.layout)
-    return rec.recognize(tf.scene.image)
+    """The frame read by a recogniser calibrated as the benchmark calibrates one (its ``_recognizer``)."""
+    readings: list[CardReading] = recognition_benchmark()._recognizer(tf, templates_for(DECK)).recognize(tf.scene.image)
+    return readings
 
 
 def test_the_generator_still_makes_the_scenes_these_failures_were_found_in() -> None:
